@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "KeyboardAdapter",
+    products: [
+        .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
+        .library(name: "X11Adapter", targets: ["X11Adapter"]),
+        .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
+        .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
+        .executable(name: "kbwatch", targets: ["kbwatch"]),
+    ],
+    targets: [
+        // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
+        .target(name: "KeyboardAdapterCore"),
+
+        // C libraries from Debian's -dev packages.
+        .systemLibrary(
+            name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
+            providers: [.apt(["libx11-dev"])]),
+        .systemLibrary(
+            name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
+            providers: [.apt(["libwayland-dev"])]),
+        .target(name: "CWaylandProtocols", dependencies: ["CWayland"]),
+
+        // Display-server backends, one plugin each.
+        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11"]),
+        .target(name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols"]),
+
+        // Umbrella: the core plus every backend, registered.
+        .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
+
+        .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
+
+        // Helpers for integration tests: child processes, deadlines, real servers.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
+        .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
+    ]
+)

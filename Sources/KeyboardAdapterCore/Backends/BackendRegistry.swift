@@ -1,0 +1,131 @@
+import Synchronization
+
+/// How a registered backend recognises its session from the environment.
+public struct BackendSessionHint: Sendable, Hashable {
+    /// Variables whose presence means the backend's display server is reachable (`DISPLAY`).
+    public var variables: [String]
+    /// The `XDG_SESSION_TYPE` value of its sessions (`x11`), used to break ties.
+    public var sessionType: String?
+
+    /// Creates a hint.
+    public init(variables: [String], sessionType: String? = nil) {
+        self.variables = variables
+        self.sessionType = sessionType
+    }
+}
+
+/// Why no backend could be selected.
+public enum BackendSelectionError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The named backend is not registered.
+    case unknownBackend(name: String, known: [String])
+    /// The chosen backend cannot run; the reason comes from its availability check.
+    case unavailable(name: String, reason: String)
+    /// No backend fits this session; each registered backend with why it does not.
+    case noneAvailable(reasons: [(name: String, reason: String)])
+
+    /// One line for people.
+    public var description: String {
+        switch self {
+        case .unknownBackend(let name, let known):
+            "unknown backend '\(name)' (known: \(known.joined(separator: ", ")))"
+        case .unavailable(let name, let reason):
+            "backend '\(name)' is unavailable: \(reason)"
+        case .noneAvailable(let reasons):
+            "no keyboard backend is available: "
+                + reasons.map { "\($0.name): \($0.reason)" }.joined(separator: "; ")
+        }
+    }
+
+    /// Equality by description (the tuple array is not Hashable).
+    public static func == (a: Self, b: Self) -> Bool { a.description == b.description }
+    /// Hash of the description.
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
+}
+
+/// The backends a process knows, by name. Backends register themselves (the `KeyboardAdapter`
+/// umbrella registers x11 and wayland); the core knows none of them by name.
+public final class BackendRegistry: Sendable {
+    /// One registered backend.
+    public struct Registration: Sendable {
+        /// The backend's name.
+        public var name: String
+        /// How to recognise its session.
+        public var hint: BackendSessionHint
+        /// Makes a fresh backend instance.
+        public var make: @Sendable () -> any KeyboardBackend
+
+        /// Creates a registration.
+        public init(name: String, hint: BackendSessionHint, make: @escaping @Sendable () -> any KeyboardBackend) {
+            self.name = name
+            self.hint = hint
+            self.make = make
+        }
+    }
+
+    /// The process-wide registry.
+    public static let shared = BackendRegistry()
+
+    /// The variable that names a backend explicitly.
+    public static let environmentVariable = "KEYBOARD_ADAPTER_BACKEND"
+
+    private let registrations = Mutex<[Registration]>([])
+
+    /// Creates an empty registry (tests use their own).
+    public init() {}
+
+    /// Adds a backend, replacing one registered under the same name.
+    public func register(_ registration: Registration) {
+        registrations.withLock { list in
+            list.removeAll { $0.name == registration.name }
+            list.append(registration)
+        }
+    }
+
+    /// The registered backends, in registration order.
+    public var all: [Registration] { registrations.withLock { $0 } }
+
+    /// The registration for a name.
+    public func registration(named name: String) -> Registration? {
+        all.first { $0.name == name }
+    }
+
+    /// Chooses a backend: `name` if given, else `KEYBOARD_ADAPTER_BACKEND`, else the backends whose
+    /// session variables are set (`XDG_SESSION_TYPE` first when several are), falling back to the
+    /// next candidate when one is unavailable. Throws an error naming every backend and why it
+    /// cannot run when none can.
+    public func select(name: String? = nil, environment: [String: String]) throws(BackendSelectionError) -> any KeyboardBackend {
+        let list = all
+        if let wanted = name ?? environment[Self.environmentVariable].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let registration = list.first(where: { $0.name == wanted }) else {
+                throw .unknownBackend(name: wanted, known: list.map(\.name))
+            }
+            let backend = registration.make()
+            if case .unavailable(let reason) = backend.availability() {
+                throw .unavailable(name: wanted, reason: reason)
+            }
+            return backend
+        }
+        var reasons: [(name: String, reason: String)] = []
+        for registration in candidates(list, environment: environment) {
+            let backend = registration.make()
+            switch backend.availability() {
+            case .available: return backend
+            case .unavailable(let reason): reasons.append((registration.name, reason))
+            }
+        }
+        for registration in list where !reasons.contains(where: { $0.name == registration.name }) {
+            let variables = registration.hint.variables.joined(separator: " or ")
+            reasons.append((registration.name, "\(variables) is not set"))
+        }
+        throw .noneAvailable(reasons: reasons)
+    }
+
+    /// The registrations whose session variables are set, the one matching `XDG_SESSION_TYPE` first.
+    func candidates(_ list: [Registration], environment: [String: String]) -> [Registration] {
+        let present = list.filter { registration in
+            registration.hint.variables.contains { environment[$0].map { !$0.isEmpty } ?? false }
+        }
+        let session = environment["XDG_SESSION_TYPE"]
+        return present.filter { $0.hint.sessionType == session } + present.filter { $0.hint.sessionType != session }
+    }
+}

@@ -1,0 +1,106 @@
+/// Whether a backend can run in this session.
+public enum BackendAvailability: Sendable, Hashable {
+    /// It can run; the detail says what it found (for example the display it will use).
+    case available(detail: String)
+    /// It cannot run here, and why.
+    case unavailable(reason: String)
+
+    /// True when the backend can run.
+    public var isAvailable: Bool {
+        if case .available = self { return true }
+        return false
+    }
+
+    /// The detail or the reason.
+    public var explanation: String {
+        switch self {
+        case .available(let detail): detail
+        case .unavailable(let reason): reason
+        }
+    }
+}
+
+/// What a backend can tell about keyboards.
+public struct BackendCapabilities: OptionSet, Sendable, Hashable {
+    /// The raw bits.
+    public let rawValue: Int
+    /// Creates a set from raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Reports the keyboard's own frame (not only the space it reserves).
+    public static let reportsFrames = BackendCapabilities(rawValue: 1 << 0)
+    /// Sees floating (undocked) keyboards.
+    public static let reportsFloating = BackendCapabilities(rawValue: 1 << 1)
+    /// Tells docked keyboards from floating ones.
+    public static let reportsDocking = BackendCapabilities(rawValue: 1 << 2)
+    /// Tells whether a keyboard came up for this app.
+    public static let reportsOwnership = BackendCapabilities(rawValue: 1 << 3)
+    /// Reports the active input layout.
+    public static let reportsLayout = BackendCapabilities(rawValue: 1 << 4)
+    /// Reports which output a keyboard is on.
+    public static let reportsOutputs = BackendCapabilities(rawValue: 1 << 5)
+    /// Sees input-method panels as well as keyboards.
+    public static let reportsInputMethodPanels = BackendCapabilities(rawValue: 1 << 6)
+    /// Drives the tracker's clock itself (replay): the manager arms no timers of its own and the
+    /// backend calls `ObservationSink.advance(to:)` instead.
+    public static let drivesClock = BackendCapabilities(rawValue: 1 << 7)
+}
+
+/// Why a backend stopped on its own.
+public struct BackendFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The backend's name.
+    public var backend: String
+    /// A one-line reason, such as `lost the connection to the X server :1`.
+    public var reason: String
+
+    /// Creates a failure.
+    public init(backend: String, reason: String) {
+        self.backend = backend
+        self.reason = reason
+    }
+
+    /// `backend: reason`.
+    public var description: String { "\(backend): \(reason)" }
+}
+
+/// Where a backend delivers what it sees. The manager provides it; calls may come from any thread
+/// and are processed in the order they are made.
+public protocol ObservationSink: Sendable {
+    /// One observation of one keyboard.
+    func deliver(_ observation: Observation)
+    /// For clock-driving backends (replay): the earliest time at which the tracker has a pending
+    /// transition to settle, or nil. Blocks until every earlier delivery is processed.
+    func nextDeadline() -> Double?
+    /// For clock-driving backends: settle every transition due by `time`.
+    func advance(to time: Double)
+    /// The backend stopped by itself: the connection broke (every visible keyboard is then hidden
+    /// and the failure is reported), or a recording ended (`failure` nil).
+    func finish(failure: BackendFailure?)
+}
+
+/// A source of keyboard observations: one per display server, plus replay. Backends run on a thread
+/// of their own, block on their connection's file descriptor, and never build events.
+///
+/// The protocol is modelled on swift-log's `LogHandler`: small, so that backends are plugins, and
+/// so that a recording can stand in for a display server in tests.
+public protocol KeyboardBackend: AnyObject, Sendable {
+    /// The registry name, such as `x11` or `wayland`.
+    var name: String { get }
+    /// What the backend can tell.
+    var capabilities: BackendCapabilities { get }
+    /// Whether the backend can run in this session, and why not; may connect briefly to check.
+    func availability() -> BackendAvailability
+    /// Connects and starts delivering observations to `sink` from the backend's own thread,
+    /// beginning with the keyboards already visible. Throws when it cannot start.
+    func start(sink: any ObservationSink) throws
+    /// Stops delivering and releases the connection. Idempotent; returns once no further call to
+    /// the sink will be made.
+    func stop()
+    /// What the backend sees in this session, line by line, for `kbwatch --doctor`.
+    func diagnose() -> [String]
+}
+
+extension KeyboardBackend {
+    /// By default a backend has nothing to add beyond its availability.
+    public func diagnose() -> [String] { ["\(name): \(availability().explanation)"] }
+}

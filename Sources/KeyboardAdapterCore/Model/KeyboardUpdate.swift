@@ -1,0 +1,104 @@
+import Foundation
+
+/// One keyboard event with everything known about the keyboard at that moment: what UIKit puts in
+/// a keyboard notification's `userInfo`, and what Linux adds (docking, ownership, output, layout,
+/// provenance).
+public struct KeyboardUpdate: Sendable, Hashable, Codable {
+    /// Which of the six events this is.
+    public var event: KeyboardEvent
+    /// The keyboard this update is about.
+    public var keyboard: KeyboardIdentity
+    /// The name of the backend that observed it (`x11`, `wayland`, `replay`, ...).
+    public var backend: String
+    /// Where the keyboard was when the transition began. For a show with no earlier frame, the end
+    /// frame moved just past the docked edge of its output (the bottom edge when it floats).
+    public var beginFrame: Rect
+    /// Where the keyboard is (did events) or is going (will events). For a hide with no observed
+    /// off-screen frame, the last frame moved just past the docked edge (bottom when floating).
+    public var endFrame: Rect
+    /// The measured time from the transition's first to its last frame change, in seconds; 0 when
+    /// it was instantaneous. On a `will` event it is the time measured so far.
+    public var animationDuration: Double
+    /// The measured curve; `.none` when instantaneous, `.unknown` while a transition is under way
+    /// or when the frames seen fit no curve.
+    public var animationCurve: AnimationCurve
+    /// Whether the keyboard is visible once this transition completes: true for show and frame
+    /// change events, false for hide events.
+    public var isVisible: Bool
+    /// Whether the keyboard is docked to an edge of its output (reserves or spans that edge).
+    public var isDocked: Bool
+    /// The docked edge, when docked.
+    public var dockedEdge: Edge?
+    /// Whether the keyboard came up for this app; nil when the backend cannot tell.
+    public var isLocal: Bool?
+    /// The output the keyboard is on, when known.
+    public var output: Output?
+    /// The active input layout, when known.
+    public var layout: InputLayout?
+    /// How the frames were obtained.
+    public var geometry: GeometrySource
+    /// Wall-clock time at which the event was produced.
+    public var timestamp: Date
+
+    /// Creates an update. Backends never call this: they hand observations to the tracker.
+    public init(
+        event: KeyboardEvent, keyboard: KeyboardIdentity, backend: String, beginFrame: Rect, endFrame: Rect,
+        animationDuration: Double = 0, animationCurve: AnimationCurve = .none, isVisible: Bool,
+        isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil, output: Output? = nil,
+        layout: InputLayout? = nil, geometry: GeometrySource, timestamp: Date = Date()
+    ) {
+        self.event = event
+        self.keyboard = keyboard
+        self.backend = backend
+        self.beginFrame = beginFrame
+        self.endFrame = endFrame
+        self.animationDuration = animationDuration
+        self.animationCurve = animationCurve
+        self.isVisible = isVisible
+        self.isDocked = isDocked
+        self.dockedEdge = dockedEdge
+        self.isLocal = isLocal
+        self.output = output
+        self.layout = layout
+        self.geometry = geometry
+        self.timestamp = timestamp
+    }
+
+    /// Typist's name for `isLocal`: true only when the keyboard is known to belong to this app.
+    public var belongsToCurrentApp: Bool { isLocal == true }
+}
+
+/// The state of one visible keyboard, as the manager knows it between events.
+public struct KeyboardState: Sendable, Hashable, Codable {
+    /// The keyboard.
+    public var keyboard: KeyboardIdentity
+    /// Its current frame (the last settled one, or the one it is moving to).
+    public var frame: Rect
+    /// Whether it is docked.
+    public var isDocked: Bool
+    /// The docked edge, when docked.
+    public var dockedEdge: Edge?
+    /// Whether it came up for this app; nil when unknown.
+    public var isLocal: Bool?
+    /// Its output, when known.
+    public var output: Output?
+    /// The active input layout, when known.
+    public var layout: InputLayout?
+    /// How the frame was obtained.
+    public var geometry: GeometrySource
+
+    /// Creates a state value.
+    public init(
+        keyboard: KeyboardIdentity, frame: Rect, isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil,
+        output: Output? = nil, layout: InputLayout? = nil, geometry: GeometrySource
+    ) {
+        self.keyboard = keyboard
+        self.frame = frame
+        self.isDocked = isDocked
+        self.dockedEdge = dockedEdge
+        self.isLocal = isLocal
+        self.output = output
+        self.layout = layout
+        self.geometry = geometry
+    }
+}

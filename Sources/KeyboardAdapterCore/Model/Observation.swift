@@ -1,0 +1,41 @@
+/// What a backend saw of one keyboard at one moment: the only thing backends hand to the core.
+/// Backends never build events; the tracker turns observations into them.
+public struct Observation: Sendable, Hashable, Codable {
+    /// Monotonic time of the observation in seconds. Only differences matter; live backends use
+    /// `MonotonicClock.now()`, recordings store times relative to their first line.
+    public var time: Double
+    /// The keyboard.
+    public var keyboard: KeyboardIdentity
+    /// Its frame in global logical pixels, or nil when it is not shown (unmapped, gone, closed).
+    /// A frame wholly outside its output counts as not shown, but is kept as the start of a slide.
+    public var frame: Rect?
+    /// The backend's docking verdict: true or false when it knows (a DOCK window type, struts,
+    /// a reserved zone), nil to let the tracker judge from the frame and the output.
+    public var isDocked: Bool?
+    /// The docked edge when the backend knows it.
+    public var dockedEdge: Edge?
+    /// The output the keyboard is on, when known.
+    public var output: Output?
+    /// How the frame was obtained.
+    public var geometry: GeometrySource
+    /// Whether the keyboard is shown for this app, when the backend can tell.
+    public var isLocal: Bool?
+    /// The active input layout, when known.
+    public var layout: InputLayout?
+
+    /// Creates an observation.
+    public init(
+        time: Double, keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
+        output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil
+    ) {
+        self.time = time
+        self.keyboard = keyboard
+        self.frame = frame
+        self.isDocked = isDocked
+        self.dockedEdge = dockedEdge
+        self.output = output
+        self.geometry = geometry
+        self.isLocal = isLocal
+        self.layout = layout
+    }
+}

@@ -1,0 +1,351 @@
+import Foundation
+
+/// What the tracker hands on: a keyboard event, or a layout change of a visible keyboard.
+public enum TrackerEmission: Sendable, Hashable {
+    /// One of the six keyboard events.
+    case update(KeyboardUpdate)
+    /// The active input layout of a visible keyboard changed; its frame did not.
+    case layoutChanged(KeyboardState)
+}
+
+/// The state machine that turns observations into keyboard events. Pure: it never touches a
+/// display server, never reads a clock of its own, and is driven by the times the observations
+/// carry, so a recording replayed at any speed yields exactly the events of the live run.
+///
+/// Rules (each shown by a unit test):
+/// - Show: `willShow` at the first on-screen observation; `didShow` once the frame has been stable
+///   for the settle interval. The begin frame is the last off-screen frame seen just before (a
+///   slide-in), else the end frame moved just past the docked edge of its output (bottom when it
+///   floats).
+/// - Hide: an unmapped, gone or wholly off-screen keyboard gives `willHide` and `didHide` at once;
+///   the end frame is the observed off-screen frame, else the last frame moved past the docked edge.
+/// - A docked keyboard moving out through its own edge is hiding from its first step: `willHide`
+///   then, `didHide` when it has left the screen or is gone, with the measured duration.
+/// - A frame change of a visible keyboard gives `willChangeFrame` at once and `didChangeFrame` when
+///   settled; a burst inside the settle window is one pair ending at the final frame.
+/// - Every `will` gets exactly one `did`; no hide without a show; keyboards are independent.
+public struct KeyboardTracker: Sendable {
+    /// How long a frame must stay unchanged before a transition counts as settled, in seconds.
+    public var settleInterval: Double {
+        get { context.settleInterval }
+        set { context.settleInterval = max(0, newValue) }
+    }
+    /// The backend name put on every update.
+    public var backendName: String {
+        get { context.backendName }
+        set { context.backendName = newValue }
+    }
+    /// Whether this app's own text input is focused and enabled, as the app last said; used for
+    /// `isLocal` when the backend cannot tell. Nil when the app said nothing.
+    public var appTextInputActive: Bool? {
+        get { context.appTextInputActive }
+        set { context.appTextInputActive = newValue }
+    }
+    private var context: TrackerContext
+    private var entries: [String: Entry] = [:]
+
+    /// Creates a tracker.
+    /// - Parameters:
+    ///   - backendName: the backend name put on updates.
+    ///   - settleInterval: seconds a frame must stay put before a `did` event; 0 settles at once.
+    ///   - wallClock: the timestamp source for updates (injected for tests).
+    public init(backendName: String, settleInterval: Double = 0.05, wallClock: @escaping @Sendable () -> Date = { Date() }) {
+        context = TrackerContext(settleInterval: max(0, settleInterval), backendName: backendName, wallClock: wallClock)
+    }
+
+    /// The earliest time at which `advance(to:)` has something to do, or nil when no transition is
+    /// pending (then no timer needs to be armed).
+    public var nextDeadline: Double? {
+        entries.values.compactMap(\.deadline).min()
+    }
+
+    /// The keyboards that are visible (shown and not hiding), ordered by id.
+    public var visibleKeyboards: [KeyboardState] {
+        entries.values.filter(\.isVisible).sorted { $0.identity.id < $1.identity.id }.map(\.state)
+    }
+
+    /// Feeds one observation: first settles every transition due by its time, then applies it.
+    public mutating func ingest(_ observation: Observation) -> [TrackerEmission] {
+        var out = advance(to: observation.time)
+        let id = observation.keyboard.id
+        var entry = entries[id] ?? Entry(identity: observation.keyboard)
+        entry.apply(observation, tracker: context, into: &out)
+        entries[id] = entry
+        out += advance(to: observation.time)
+        return out
+    }
+
+    /// Settles every transition whose deadline is at or before `time`, in deadline order.
+    public mutating func advance(to time: Double) -> [TrackerEmission] {
+        var out: [TrackerEmission] = []
+        while let (id, deadline) = earliestDeadline(), deadline <= time {
+            entries[id]?.settle(at: deadline, tracker: context, into: &out)
+        }
+        return out
+    }
+
+    /// The keyboard whose transition settles first (ties broken by id), with its deadline.
+    private func earliestDeadline() -> (String, Double)? {
+        var best: (String, Double)?
+        for (id, entry) in entries {
+            guard let deadline = entry.deadline else { continue }
+            if let current = best, current.1 < deadline || (current.1 == deadline && current.0 < id) { continue }
+            best = (id, deadline)
+        }
+        return best
+    }
+
+    /// Hides every keyboard at once (the backend lost its display server): completes what is
+    /// pending, then `willHide` and `didHide` for each keyboard still visible.
+    public mutating func hideAll(at time: Double) -> [TrackerEmission] {
+        var out: [TrackerEmission] = []
+        for id in entries.keys.sorted() {
+            entries[id]?.vanish(at: time, tracker: context, into: &out)
+        }
+        return out
+    }
+
+    /// Forgets every keyboard without emitting anything (after a stop).
+    public mutating func reset() {
+        entries.removeAll()
+    }
+}
+
+/// The settings an entry needs while it changes state.
+private struct TrackerContext: Sendable {
+    var settleInterval: Double
+    var backendName: String
+    var appTextInputActive: Bool?
+    let wallClock: @Sendable () -> Date
+
+    func makeUpdate(_ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect,
+                                duration: Double, curve: AnimationCurve, visible: Bool) -> TrackerEmission {
+        .update(KeyboardUpdate(
+            event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
+            animationDuration: duration, animationCurve: curve, isVisible: visible, isDocked: entry.isDocked,
+            dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, output: entry.output,
+            layout: entry.layout, geometry: entry.geometry, timestamp: wallClock()))
+    }
+}
+
+/// One keyboard's place in the state machine.
+private struct Entry: Sendable {
+    enum Phase: Sendable { case hidden, showing, visible, changing, hiding }
+
+    var identity: KeyboardIdentity
+    var phase: Phase = .hidden
+    /// The frame at the last `did` event.
+    var settled: Rect?
+    /// The latest on-screen frame.
+    var current: Rect?
+    /// The begin frame of the transition under way.
+    var begin: Rect = .zero
+    var samples: [CurveFit.Sample] = []
+    var deadline: Double?
+    /// The last off-screen frame seen while hidden: the start of a slide-in.
+    var offScreen: CurveFit.Sample?
+    var isDocked = false
+    var edge: Edge?
+    var output: Output?
+    var geometry: GeometrySource = .unknown
+    var isLocal: Bool?
+    var layout: InputLayout?
+
+    init(identity: KeyboardIdentity) { self.identity = identity }
+
+    var isVisible: Bool { phase == .showing || phase == .visible || phase == .changing }
+
+    var state: KeyboardState {
+        KeyboardState(keyboard: identity, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
+                      isLocal: isLocal, output: output, layout: layout, geometry: geometry)
+    }
+
+    /// Time from the first to the last frame change of the transition under way.
+    var duration: Double {
+        guard let first = samples.first, let last = samples.last else { return 0 }
+        return last.time - first.time
+    }
+
+    /// Where the keyboard is when off screen through its docked edge (bottom when floating).
+    func offScreenFrame(for frame: Rect) -> Rect {
+        guard let output else { return frame.offsetBy(dx: 0, dy: frame.height) }
+        return frame.movedOffScreen(through: isDocked ? (edge ?? .bottom) : .bottom, of: output.frame)
+    }
+
+    func isOnScreen(_ frame: Rect) -> Bool {
+        guard !frame.isEmpty else { return false }
+        guard let output else { return true }
+        return frame.intersects(output.frame)
+    }
+
+    mutating func apply(_ o: Observation, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+        identity = o.keyboard
+        let oldLayout = layout
+        let wasVisible = isVisible
+        if let frame = o.frame {
+            output = o.output ?? output
+            geometry = o.geometry
+            let judged = output.flatMap { frame.dockedEdge(in: $0.frame) }
+            isDocked = o.isDocked ?? (judged != nil)
+            edge = o.dockedEdge ?? judged ?? (isDocked ? output.flatMap { frame.touchedEdge(of: $0.frame) } : nil)
+        }
+        if o.layout != nil { layout = o.layout }
+        if let local = o.isLocal { isLocal = local }
+
+        guard let frame = o.frame, isOnScreen(frame) else {
+            disappear(offScreen: o.frame, at: o.time, tracker: tracker, into: &out)
+            return
+        }
+        let outputChanged = o.output != nil && o.output != stateOutputAtLastEvent
+        switch phase {
+        case .hidden:
+            isLocal = o.isLocal ?? tracker.appTextInputActive
+            let start = offScreen
+            offScreen = nil
+            begin = start?.frame ?? offScreenFrame(for: frame)
+            samples = (start.map { [$0] } ?? []) + [CurveFit.Sample(time: o.time, frame: frame)]
+            current = frame
+            stateOutputAtLastEvent = output
+            phase = .showing
+            deadline = o.time + tracker.settleInterval
+            out.append(tracker.makeUpdate(.willShow, self, begin: begin, end: frame, duration: duration,
+                                          curve: .unknown, visible: true))
+        case .showing, .changing:
+            if isSlidingOut(to: frame) {
+                complete(at: o.time, tracker: tracker, into: &out)
+                startHide(to: frame, at: o.time, tracker: tracker, into: &out)
+            } else if frame != current || outputChanged {
+                current = frame
+                stateOutputAtLastEvent = output
+                samples.append(CurveFit.Sample(time: o.time, frame: frame))
+                deadline = o.time + tracker.settleInterval
+            }
+        case .visible:
+            if isSlidingOut(to: frame) {
+                startHide(to: frame, at: o.time, tracker: tracker, into: &out)
+            } else if frame != current || outputChanged {
+                begin = current ?? frame
+                current = frame
+                stateOutputAtLastEvent = output
+                samples = [CurveFit.Sample(time: o.time, frame: frame)]
+                phase = .changing
+                deadline = o.time + tracker.settleInterval
+                out.append(tracker.makeUpdate(.willChangeFrame, self, begin: begin, end: frame, duration: 0,
+                                              curve: .unknown, visible: true))
+            }
+        case .hiding:
+            if let edge, let output, frame.extendsPast(edge, of: output.frame) {
+                current = frame
+                samples.append(CurveFit.Sample(time: o.time, frame: frame))
+                deadline = o.time + tracker.settleInterval
+            } else {
+                // It came back in: the hide ends where it turned, and a new show starts.
+                finishHide(end: current ?? frame, at: o.time, tracker: tracker, into: &out)
+                apply(o, tracker: tracker, into: &out)
+                return
+            }
+        }
+        if wasVisible, isVisible, oldLayout != layout {
+            out.append(.layoutChanged(state))
+        }
+    }
+
+    /// The output as of the last event, to tell a move to another output from a frame change.
+    var stateOutputAtLastEvent: Output?
+
+    /// A docked keyboard reaching past its own edge while keeping its size is sliding out.
+    func isSlidingOut(to frame: Rect) -> Bool {
+        guard isDocked, let edge, let output, let current, frame.width == current.width,
+              frame.height == current.height else { return false }
+        return frame.extendsPast(edge, of: output.frame) && !current.extendsPast(edge, of: output.frame)
+    }
+
+    mutating func startHide(to frame: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+        begin = current ?? frame
+        current = frame
+        samples = [CurveFit.Sample(time: time, frame: frame)]
+        phase = .hiding
+        deadline = time + tracker.settleInterval
+        out.append(tracker.makeUpdate(.willHide, self, begin: begin, end: offScreenFrame(for: begin), duration: 0,
+                                      curve: .unknown, visible: false))
+    }
+
+    mutating func finishHide(end: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+        if let last = samples.last, last.time < time || last.frame != end {
+            samples.append(CurveFit.Sample(time: time, frame: end))
+        }
+        out.append(tracker.makeUpdate(.didHide, self, begin: begin, end: end, duration: duration,
+                                      curve: CurveFit.classify(samples), visible: false))
+        reset()
+    }
+
+    /// The keyboard left the screen (off-screen frame) or is gone (nil frame).
+    mutating func disappear(offScreen frame: Rect?, at time: Double, tracker: TrackerContext,
+                            into out: inout [TrackerEmission]) {
+        switch phase {
+        case .hidden:
+            offScreen = frame.map { CurveFit.Sample(time: time, frame: $0) }
+        case .hiding:
+            finishHide(end: frame ?? offScreenFrame(for: begin), at: time, tracker: tracker, into: &out)
+        case .showing, .changing, .visible:
+            complete(at: time, tracker: tracker, into: &out)
+            let from = current ?? .zero
+            begin = from
+            samples = []
+            out.append(tracker.makeUpdate(.willHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
+                                          duration: 0, curve: .unknown, visible: false))
+            out.append(tracker.makeUpdate(.didHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
+                                          duration: 0, curve: .none, visible: false))
+            reset()
+        }
+    }
+
+    /// Gone without a trace (lost display server).
+    mutating func vanish(at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+        disappear(offScreen: nil, at: time, tracker: tracker, into: &out)
+        offScreen = nil
+    }
+
+    /// Emits the `did` event of a show or frame change under way, ahead of its settle time.
+    mutating func complete(at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+        guard phase == .showing || phase == .changing else { return }
+        settle(at: time, tracker: tracker, into: &out)
+    }
+
+    /// The settle deadline passed with no further change.
+    mutating func settle(at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+        deadline = nil
+        let end = current ?? begin
+        switch phase {
+        case .showing, .changing:
+            let event: KeyboardEvent = phase == .showing ? .didShow : .didChangeFrame
+            out.append(tracker.makeUpdate(event, self, begin: begin, end: end, duration: duration,
+                                          curve: CurveFit.classify(samples), visible: true))
+            phase = .visible
+            settled = end
+            samples = []
+        case .hiding:
+            // It stopped part-way out: the hide is over, and what is left on screen is a new show.
+            finishHide(end: end, at: time, tracker: tracker, into: &out)
+            phase = .showing
+            current = end
+            begin = end
+            samples = [CurveFit.Sample(time: time, frame: end)]
+            deadline = time + tracker.settleInterval
+            out.append(tracker.makeUpdate(.willShow, self, begin: end, end: end, duration: 0, curve: .unknown,
+                                          visible: true))
+        case .visible, .hidden:
+            break
+        }
+    }
+
+    mutating func reset() {
+        phase = .hidden
+        current = nil
+        settled = nil
+        samples = []
+        deadline = nil
+        offScreen = nil
+        stateOutputAtLastEvent = nil
+    }
+}

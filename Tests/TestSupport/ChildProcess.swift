@@ -1,0 +1,144 @@
+import Foundation
+
+/// A program a test started: ended by its pid when the test is done, also when it fails.
+public final class ChildProcess: @unchecked Sendable {
+    /// The program's path or name.
+    public let executable: String
+    /// Its process id.
+    public let pid: Int32
+    /// Where its stdout and stderr go.
+    public let logPath: String
+    private let process: Process
+
+    /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`; stdout and stderr
+    /// go to a log file in `directory`. The environment is the test process's, changed by `environment`
+    /// (a nil value removes a variable).
+    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String?] = [:],
+                directory: String = NSTemporaryDirectory(), stdinNull: Bool = true) throws {
+        guard let path = Programs.find(executable) else { throw TestFailure("program not found: \(executable)") }
+        self.executable = executable
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let name = (executable as NSString).lastPathComponent
+        logPath = (directory as NSString).appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).log")
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        process.standardOutput = log
+        process.standardError = log
+        if stdinNull { process.standardInput = FileHandle.nullDevice }
+        try process.run()
+        self.process = process
+        pid = process.processIdentifier
+    }
+
+    /// True while the process has not exited.
+    public var isRunning: Bool { process.isRunning }
+
+    /// The exit status, once it has exited.
+    public var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+
+    /// Sends a signal.
+    public func signal(_ signal: Int32) { kill(pid, signal) }
+
+    /// Ends the process: SIGTERM, then SIGKILL after `grace` seconds.
+    public func stop(grace: Double = 2) {
+        guard process.isRunning else { return }
+        kill(pid, SIGTERM)
+        if !Wait.until(timeout: grace, { !self.process.isRunning }) {
+            kill(pid, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Waits for the process to exit by itself; returns its status, or nil on timeout.
+    @discardableResult
+    public func waitForExit(timeout: Double) -> Int32? {
+        Wait.until(timeout: timeout, { !self.process.isRunning }) ? process.terminationStatus : nil
+    }
+
+    /// What the process has written so far.
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    deinit { stop(grace: 0.5) }
+}
+
+/// A test failure with a message that says what went wrong.
+public struct TestFailure: Error, CustomStringConvertible {
+    /// The message.
+    public var description: String
+    /// Creates a failure.
+    public init(_ description: String) { self.description = description }
+}
+
+/// Deadlines for waiting: every wait says what it waited for when it gives up.
+public enum Wait {
+    /// Polls `condition` every few milliseconds until it holds or `timeout` seconds pass; true if it held.
+    @discardableResult
+    public static func until(timeout: Double, interval: Double = 0.005, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: interval)
+        }
+        return condition()
+    }
+
+    /// Like `until`, but throws a failure naming `what` on timeout.
+    public static func require(_ what: String, timeout: Double, _ condition: () -> Bool) throws {
+        if !until(timeout: timeout, condition) { throw TestFailure("timed out after \(timeout) s waiting for \(what)") }
+    }
+}
+
+/// Finding programs, and the rule for missing ones: skip outside CI, fail under CI.
+public enum Programs {
+    /// The full path of a program, or nil.
+    public static func find(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for dir in path.split(separator: ":") + ["/usr/sbin", "/sbin", "/usr/libexec"] {
+            let candidate = "\(dir)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// True under CI (`CI=true`), where a missing program is a failure, never a skip.
+    public static var underCI: Bool { ProcessInfo.processInfo.environment["CI"].map { $0 == "true" || $0 == "1" } ?? false }
+
+    /// The programs among `names` that are missing. Under CI a missing program is a failure, so
+    /// this throws; elsewhere the caller skips with the returned names in its reason.
+    public static func missing(_ names: [String]) throws -> [String] {
+        let missing = names.filter { find($0) == nil }
+        if !missing.isEmpty && underCI {
+            throw TestFailure("missing programs under CI: \(missing.joined(separator: ", "))")
+        }
+        return missing
+    }
+
+    /// Runs a program to completion and returns its exit status and standard output.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
+                           timeout: Double = 20) throws -> (status: Int32, output: String) {
+        guard let path = find(executable) else { throw TestFailure("program not found: \(executable)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        if !Wait.until(timeout: timeout, { !process.isRunning }) {
+            kill(process.processIdentifier, SIGKILL)
+            throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
+        }
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

@@ -48,14 +48,27 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable {
 
 /// Why a backend stopped on its own.
 public struct BackendFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, which decides what becomes of the keyboards already seen.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The display server went away: every visible keyboard is hidden.
+        case connectionLost
+        /// The input (a recording) is malformed: what was delivered before stands, nothing is invented.
+        case malformedInput
+        /// Anything else; keyboards are hidden as for a lost connection.
+        case other
+    }
+
     /// The backend's name.
     public var backend: String
+    /// What kind of failure this is.
+    public var kind: Kind
     /// A one-line reason, such as `lost the connection to the X server :1`.
     public var reason: String
 
     /// Creates a failure.
-    public init(backend: String, reason: String) {
+    public init(backend: String, kind: Kind = .connectionLost, reason: String) {
         self.backend = backend
+        self.kind = kind
         self.reason = reason
     }
 

@@ -6,11 +6,16 @@ public struct BackendSessionHint: Sendable, Hashable {
     public var variables: [String]
     /// The `XDG_SESSION_TYPE` value of its sessions (`x11`), used to break ties.
     public var sessionType: String?
+    /// Which backend is tried first when several fit and `XDG_SESSION_TYPE` does not decide:
+    /// the higher, the earlier. (A Wayland session also sets `DISPLAY` for XWayland, so the
+    /// Wayland backend ranks above the X11 one.)
+    public var priority: Int
 
     /// Creates a hint.
-    public init(variables: [String], sessionType: String? = nil) {
+    public init(variables: [String], sessionType: String? = nil, priority: Int = 0) {
         self.variables = variables
         self.sessionType = sessionType
+        self.priority = priority
     }
 }
 
@@ -120,11 +125,15 @@ public final class BackendRegistry: Sendable {
         throw .noneAvailable(reasons: reasons)
     }
 
-    /// The registrations whose session variables are set, the one matching `XDG_SESSION_TYPE` first.
+    /// The registrations whose session variables are set, the one matching `XDG_SESSION_TYPE`
+    /// first, then by priority.
     func candidates(_ list: [Registration], environment: [String: String]) -> [Registration] {
         let present = list.filter { registration in
             registration.hint.variables.contains { environment[$0].map { !$0.isEmpty } ?? false }
-        }
+        }.enumerated().sorted { a, b in
+            a.element.hint.priority != b.element.hint.priority
+                ? a.element.hint.priority > b.element.hint.priority : a.offset < b.offset
+        }.map(\.element)
         let session = environment["XDG_SESSION_TYPE"]
         return present.filter { $0.hint.sessionType == session } + present.filter { $0.hint.sessionType != session }
     }

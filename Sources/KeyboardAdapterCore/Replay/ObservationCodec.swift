@@ -29,14 +29,21 @@ public enum ObservationCodec {
         public var description: String { "line \(line): \(reason)" }
     }
 
-    /// One line of the format, without its trailing newline.
+    /// One line of the format, without its trailing newline; fields in the documented order.
     public static func encode(_ observation: Observation, relativeTo origin: Double) -> String {
-        let line = Line(observation, time: observation.time - origin)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        // Encoding plain values of known types cannot fail.
-        let data = (try? encoder.encode(line)) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        let o = observation
+        let time = ((o.time - origin) * 1_000_000).rounded() / 1_000_000
+        return JSONValue.object([
+            ("t", .number(time)),
+            ("keyboard", o.keyboard.json),
+            ("frame", .optional(o.frame, \.json)),
+            ("docked", .optional(o.isDocked, JSONValue.bool)),
+            ("edge", .optional(o.dockedEdge) { .string($0.rawValue) }),
+            ("output", .optional(o.output, \.json)),
+            ("geometry", .string(o.geometry.rawValue)),
+            ("local", .optional(o.isLocal, JSONValue.bool)),
+            ("layout", .optional(o.layout, \.json)),
+        ]).rendered
     }
 
     /// Reads one line. `previousTime` is the time of the line before, to reject time going backwards.
@@ -85,7 +92,7 @@ public enum ObservationCodec {
     }
 
     /// The line's shape on disk.
-    private struct Line: Codable {
+    private struct Line: Decodable {
         var t: Double
         var keyboard: KeyboardIdentity
         var frame: Rect?
@@ -95,18 +102,6 @@ public enum ObservationCodec {
         var geometry: GeometrySource
         var local: Bool?
         var layout: InputLayout?
-
-        init(_ o: Observation, time: Double) {
-            t = (time * 1_000_000).rounded() / 1_000_000
-            keyboard = o.keyboard
-            frame = o.frame
-            docked = o.isDocked
-            edge = o.dockedEdge
-            output = o.output.map(FlatOutput.init)
-            geometry = o.geometry
-            local = o.isLocal
-            layout = o.layout
-        }
 
         enum CodingKeys: String, CodingKey { case t, keyboard, frame, docked, edge, output, geometry, local, layout }
 
@@ -127,19 +122,6 @@ public enum ObservationCodec {
             layout = try c.decodeIfPresent(InputLayout.self, forKey: .layout)
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(t, forKey: .t)
-            try c.encode(keyboard, forKey: .keyboard)
-            try c.encode(frame, forKey: .frame)
-            try c.encode(docked, forKey: .docked)
-            try c.encode(edge, forKey: .edge)
-            try c.encode(output, forKey: .output)
-            try c.encode(geometry, forKey: .geometry)
-            try c.encode(local, forKey: .local)
-            try c.encode(layout, forKey: .layout)
-        }
-
         var observation: Observation {
             Observation(time: t, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge,
                         output: output.map { Output(name: $0.name, frame: $0.rect) }, geometry: geometry,
@@ -148,20 +130,12 @@ public enum ObservationCodec {
     }
 
     /// An output as one flat object, as in kbwatch's JSON.
-    private struct FlatOutput: Codable {
+    private struct FlatOutput: Decodable {
         var name: String
         var x: Int
         var y: Int
         var width: Int
         var height: Int
-
-        init(_ output: Output) {
-            name = output.name
-            x = output.frame.x
-            y = output.frame.y
-            width = output.frame.width
-            height = output.frame.height
-        }
 
         var rect: Rect { Rect(x: x, y: y, width: width, height: height) }
     }

@@ -75,6 +75,19 @@ struct BackendRegistryTests {
                 == "no keyboard backend is available: x11: cannot open display :9; wayland: WAYLAND_DISPLAY is not set")
     }
 
+    @Test("no session variable set, or no server answering: no display server")
+    func noDisplayServer() {
+        let empty = #expect(throws: BackendSelectionError.self) { try registry().select(environment: [:]) }
+        #expect(empty?.description
+                == "no display server is reachable: x11: DISPLAY is not set; wayland: WAYLAND_DISPLAY is not set")
+        let lonely = BackendRegistry()
+        lonely.register(.init(name: "x11", hint: .init(variables: ["DISPLAY"])) { Unreachable() })
+        let silent = #expect(throws: BackendSelectionError.self) { try lonely.select(environment: ["DISPLAY": ":77"]) }
+        #expect(silent?.description == "no display server is reachable: x11: cannot open display :77")
+        let named = #expect(throws: BackendSelectionError.self) { try lonely.select(name: "x11", environment: [:]) }
+        #expect(named?.description == "no display server is reachable: x11: cannot open display :77")
+    }
+
     @Test("registering a name again replaces the earlier registration")
     func reRegister() {
         let registry = registry()
@@ -82,4 +95,12 @@ struct BackendRegistryTests {
         #expect(registry.all.map(\.name) == ["wayland", "x11"])
         #expect(registry.registration(named: "x11")?.make().availability() == .unavailable(reason: "replaced"))
     }
+}
+
+final class Unreachable: KeyboardBackend {
+    let name = "x11"
+    var capabilities: BackendCapabilities { [] }
+    func availability() -> BackendAvailability { .unreachable(reason: "cannot open display :77") }
+    func start(sink: any ObservationSink) throws {}
+    func stop() {}
 }

@@ -1,8 +1,12 @@
+import Foundation
+
 /// Whether a backend can run in this session.
 public enum BackendAvailability: Sendable, Hashable {
     /// It can run; the detail says what it found (for example the display it will use).
     case available(detail: String)
-    /// It cannot run here, and why.
+    /// Its display server cannot be reached (not set, or nothing answers), and why.
+    case unreachable(reason: String)
+    /// The display server answers but lacks what the backend needs, and why.
     case unavailable(reason: String)
 
     /// True when the backend can run.
@@ -15,7 +19,7 @@ public enum BackendAvailability: Sendable, Hashable {
     public var explanation: String {
         switch self {
         case .available(let detail): detail
-        case .unavailable(let reason): reason
+        case .unreachable(let reason), .unavailable(let reason): reason
         }
     }
 }
@@ -103,17 +107,41 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     var capabilities: BackendCapabilities { get }
     /// Whether the backend can run in this session, and why not; may connect briefly to check.
     func availability() -> BackendAvailability
-    /// Connects and starts delivering observations to `sink` from the backend's own thread,
-    /// beginning with the keyboards already visible. Throws when it cannot start.
+    /// Connects and starts delivering observations to `sink` from the backend's own thread.
+    /// The keyboards already visible are delivered before it returns, so that a caller can ask
+    /// for the current state right after. Throws when it cannot start.
     func start(sink: any ObservationSink) throws
     /// Stops delivering and releases the connection. Idempotent; returns once no further call to
     /// the sink will be made.
     func stop()
-    /// What the backend sees in this session, line by line, for `kbwatch --doctor`.
+    /// What the backend sees in this session, line by line, for `kbwatch --doctor`: the display
+    /// server, the protocols or atoms found, the keyboards running, and what it cannot see.
     func diagnose() -> [String]
+    /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
+    /// or processes has the focus is local. Backends that cannot tell ignore it.
+    func setAppIdentity(_ identity: AppIdentity)
 }
 
 extension KeyboardBackend {
     /// By default a backend has nothing to add beyond its availability.
-    public func diagnose() -> [String] { ["\(name): \(availability().explanation)"] }
+    public func diagnose() -> [String] { [availability().explanation] }
+    /// By default a backend cannot judge ownership.
+    public func setAppIdentity(_ identity: AppIdentity) {}
+}
+
+/// The app whose keyboards count as local: its processes and its top-level windows.
+public struct AppIdentity: Sendable, Hashable {
+    /// Process ids of the app (the current process by default).
+    public var processIDs: [Int32]
+    /// Window ids of the app's top-level windows (X11 window ids).
+    public var windowIDs: [UInt64]
+
+    /// Creates an identity.
+    public init(processIDs: [Int32] = [], windowIDs: [UInt64] = []) {
+        self.processIDs = processIDs
+        self.windowIDs = windowIDs
+    }
+
+    /// The current process.
+    public static var currentProcess: AppIdentity { AppIdentity(processIDs: [getpid()]) }
 }

@@ -102,6 +102,15 @@ public final class KeyboardManager: Sendable {
             state.withLock { $0.running = false }
             throw error
         }
+        // The backend delivered the keyboards already visible before returning: once they are
+        // processed, the queries answer for the current state.
+        processing.sync {}
+    }
+
+    /// Which app `isLocal` is judged against (X11: its windows or processes having the focus when
+    /// a keyboard shows). The current process by default.
+    public func setAppIdentity(_ identity: AppIdentity) {
+        backend.setAppIdentity(identity)
     }
 
     /// Stops the backend and forgets every keyboard, without events; ends every ``updates``

@@ -36,5 +36,6 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
+        .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
     ]
 )

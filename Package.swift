@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
         .executable(name: "kbwatch", targets: ["kbwatch"]),
+        .executable(name: "kbdemo", targets: ["kbdemo"]),
+        .executable(name: "kbshot", targets: ["kbshot"]),
     ],
     targets: [
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
@@ -37,5 +39,19 @@ let package = Package(
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
+
+        // The example app: an input bar kept above the real on-screen keyboard, drawn with Xlib + Xft.
+        .systemLibrary(
+            name: "CXft", path: "Sources/CXft", pkgConfig: "xft",
+            providers: [.apt(["libx11-dev", "libxft-dev"])]),
+        .executableTarget(name: "kbdemo", dependencies: ["KeyboardAdapter", "CXft"], path: "Examples/kbdemo"),
+
+        // Screen captures as PNG files (XGetImage + zlib), for the demo's screenshots and its pixel test.
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
+        .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
+        .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
     ]
 )

@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
         .executable(name: "kbwatch", targets: ["kbwatch"]),
+        .executable(name: "x11bench", targets: ["x11bench"]),
     ],
     targets: [
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
@@ -33,8 +34,14 @@ let package = Package(
         .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
+        .testTarget(name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
+
+        // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.
+        .executableTarget(
+            name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],
+            path: "Benchmarks/x11bench"),
     ]
 )

@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "kbwatch", targets: ["kbwatch"]),
         .executable(name: "kbdemo", targets: ["kbdemo"]),
         .executable(name: "kbshot", targets: ["kbshot"]),
+        .executable(name: "x11bench", targets: ["x11bench"]),
     ],
     targets: [
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
@@ -35,7 +36,7 @@ let package = Package(
         .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
@@ -53,5 +54,11 @@ let package = Package(
         .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
         .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
         .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
+        .testTarget(name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
+
+        // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.
+        .executableTarget(
+            name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],
+            path: "Benchmarks/x11bench"),
     ]
 )

@@ -1,0 +1,210 @@
+import Foundation
+import KeyboardAdapterCore
+
+/// What a window tells about itself, as far as keyboard rules look at it. Read once per window and
+/// updated property by property as the window changes them.
+public struct X11WindowDescription: Sendable, Hashable {
+    /// WM_CLASS instance (`res_name`), nil when the window has no WM_CLASS.
+    public var instance: String?
+    /// WM_CLASS class (`res_class`), nil when the window has no WM_CLASS.
+    public var windowClass: String?
+    /// `_NET_WM_NAME`, else WM_NAME.
+    public var title: String?
+    /// The `_NET_WM_WINDOW_TYPE` atoms, by name, such as `_NET_WM_WINDOW_TYPE_DOCK`.
+    public var windowTypes: [String]
+    /// Whether the window bypasses the window manager.
+    public var overrideRedirect: Bool
+    /// WM_HINTS' input field, when the window sets it.
+    public var acceptsInput: Bool?
+    /// onboard's `ONSCREEN_KEYBOARD` cardinal, when present.
+    public var onscreenKeyboard: UInt?
+
+    /// Creates a description.
+    public init(
+        instance: String? = nil, windowClass: String? = nil, title: String? = nil, windowTypes: [String] = [],
+        overrideRedirect: Bool = false, acceptsInput: Bool? = nil, onscreenKeyboard: UInt? = nil
+    ) {
+        self.instance = instance
+        self.windowClass = windowClass
+        self.title = title
+        self.windowTypes = windowTypes
+        self.overrideRedirect = overrideRedirect
+        self.acceptsInput = acceptsInput
+        self.onscreenKeyboard = onscreenKeyboard
+    }
+}
+
+/// One way to recognise a keyboard (or input-method panel) window. Every field that is set must
+/// match; fields left nil match anything. Strings compare exactly (case-sensitive).
+///
+/// The same fields make up the user rules file (see ``KeyboardRules/configFileURL(environment:)``).
+public struct KeyboardRule: Sendable, Hashable, Codable {
+    /// The name reported for matching keyboards, such as `onboard`.
+    public var name: String
+    /// Keyboard or input-method panel.
+    public var kind: KeyboardKind
+    /// WM_CLASS class, such as `XVkbd`.
+    public var windowClass: String?
+    /// WM_CLASS instance, such as `xvkbd`.
+    public var instance: String?
+    /// The window title (`_NET_WM_NAME`, else WM_NAME).
+    public var title: String?
+    /// A `_NET_WM_WINDOW_TYPE` the window must have, with or without the `_NET_WM_WINDOW_TYPE_`
+    /// prefix (`DOCK` or `_NET_WM_WINDOW_TYPE_DOCK`).
+    public var windowType: String?
+    /// Whether the window must (true) or must not (false) be override-redirect.
+    public var overrideRedirect: Bool?
+    /// Whether the window must have a WM_CLASS at all (matchbox-keyboard has none).
+    public var hasClass: Bool?
+    /// The value WM_HINTS' input field must have (keyboards usually say false: they never take focus).
+    public var acceptsInput: Bool?
+    /// The value onboard's `ONSCREEN_KEYBOARD` property must have.
+    public var onscreenKeyboard: UInt?
+
+    /// Creates a rule.
+    public init(
+        name: String, kind: KeyboardKind = .keyboard, windowClass: String? = nil, instance: String? = nil,
+        title: String? = nil, windowType: String? = nil, overrideRedirect: Bool? = nil, hasClass: Bool? = nil,
+        acceptsInput: Bool? = nil, onscreenKeyboard: UInt? = nil
+    ) {
+        self.name = name
+        self.kind = kind
+        self.windowClass = windowClass
+        self.instance = instance
+        self.title = title
+        self.windowType = windowType
+        self.overrideRedirect = overrideRedirect
+        self.hasClass = hasClass
+        self.acceptsInput = acceptsInput
+        self.onscreenKeyboard = onscreenKeyboard
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, kind, instance, title, windowType, overrideRedirect, hasClass, acceptsInput, onscreenKeyboard
+        case windowClass = "class"
+    }
+
+    /// Decodes a rule; `kind` may be left out (keyboard).
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decode(String.self, forKey: .name)
+        kind = try c.decodeIfPresent(KeyboardKind.self, forKey: .kind) ?? .keyboard
+        windowClass = try c.decodeIfPresent(String.self, forKey: .windowClass)
+        instance = try c.decodeIfPresent(String.self, forKey: .instance)
+        title = try c.decodeIfPresent(String.self, forKey: .title)
+        windowType = try c.decodeIfPresent(String.self, forKey: .windowType)
+        overrideRedirect = try c.decodeIfPresent(Bool.self, forKey: .overrideRedirect)
+        hasClass = try c.decodeIfPresent(Bool.self, forKey: .hasClass)
+        acceptsInput = try c.decodeIfPresent(Bool.self, forKey: .acceptsInput)
+        onscreenKeyboard = try c.decodeIfPresent(UInt.self, forKey: .onscreenKeyboard)
+    }
+
+    /// True when a rule with no condition at all would match every window: such rules are refused.
+    var isUnconditional: Bool {
+        windowClass == nil && instance == nil && title == nil && windowType == nil && overrideRedirect == nil
+            && hasClass == nil && acceptsInput == nil && onscreenKeyboard == nil
+    }
+
+    /// Whether `window` satisfies every condition of the rule.
+    public func matches(_ window: X11WindowDescription) -> Bool {
+        if isUnconditional { return false }
+        if let windowClass, window.windowClass != windowClass { return false }
+        if let instance, window.instance != instance { return false }
+        if let title, window.title != title { return false }
+        if let windowType {
+            let full = windowType.hasPrefix("_NET_WM_WINDOW_TYPE_") ? windowType : "_NET_WM_WINDOW_TYPE_" + windowType
+            if !window.windowTypes.contains(full) { return false }
+        }
+        if let overrideRedirect, window.overrideRedirect != overrideRedirect { return false }
+        if let hasClass, (window.windowClass != nil) != hasClass { return false }
+        if let acceptsInput, window.acceptsInput != acceptsInput { return false }
+        if let onscreenKeyboard, window.onscreenKeyboard != onscreenKeyboard { return false }
+        return true
+    }
+}
+
+/// The rules the X11 backend recognises keyboards by: the user's own first, then the built-in ones.
+///
+/// ## The rules file
+/// `$XDG_CONFIG_HOME/keyboard-adapter/rules.json` (`~/.config/keyboard-adapter/rules.json` when
+/// `XDG_CONFIG_HOME` is unset) holds a JSON object with a `rules` array. Each rule has a `name`, an
+/// optional `kind` (`keyboard`, the default, or `inputMethodPanel`), and at least one condition:
+/// `class`, `instance`, `title`, `windowType`, `overrideRedirect`, `hasClass`, `acceptsInput`,
+/// `onscreenKeyboard`. For example:
+/// ```json
+/// { "rules": [
+///     { "name": "florence", "class": "Florence" },
+///     { "name": "my-panel", "kind": "inputMethodPanel", "instance": "my-ime", "overrideRedirect": true }
+/// ] }
+/// ```
+public struct KeyboardRules: Sendable, Hashable {
+    /// The rules in the order they are tried; the first match wins.
+    public var rules: [KeyboardRule]
+
+    /// Creates a rule list tried in the given order.
+    public init(_ rules: [KeyboardRule]) {
+        self.rules = rules
+    }
+
+    /// The built-in rules for the keyboards found on Debian: onboard (only its main window: the
+    /// icon palette and popups are override-redirect), matchbox-keyboard (no WM_CLASS, title
+    /// `Keyboard`, never takes input), xvkbd and caribou's antler keyboard.
+    public static let builtIn = KeyboardRules([
+        KeyboardRule(name: "onboard", windowClass: "Onboard", overrideRedirect: false, onscreenKeyboard: 1),
+        KeyboardRule(name: "matchbox-keyboard", title: "Keyboard", hasClass: false, acceptsInput: false),
+        KeyboardRule(name: "xvkbd", windowClass: "XVkbd"),
+        KeyboardRule(name: "caribou", instance: "antler-keyboard", overrideRedirect: true),
+    ])
+
+    /// The first rule that matches `window`, or nil when it is not a keyboard.
+    public func match(_ window: X11WindowDescription) -> KeyboardRule? {
+        rules.first { $0.matches(window) }
+    }
+
+    /// These rules with `userRules` tried first.
+    public func adding(_ userRules: [KeyboardRule]) -> KeyboardRules {
+        KeyboardRules(userRules + rules)
+    }
+
+    /// Where the user's rules file lives.
+    public static func configFileURL(environment: [String: String]) -> URL {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        return URL(fileURLWithPath: base).appendingPathComponent("keyboard-adapter/rules.json")
+    }
+
+    /// Parses a rules file's contents. Throws a message naming what is wrong.
+    public static func parse(_ data: Data) throws -> [KeyboardRule] {
+        struct File: Decodable { var rules: [KeyboardRule] }
+        let rules: [KeyboardRule]
+        do {
+            rules = try JSONDecoder().decode(File.self, from: data).rules
+        } catch {
+            throw RulesFileError(reason: "not a valid rules file: \(error)")
+        }
+        if let bad = rules.first(where: \.isUnconditional) {
+            throw RulesFileError(reason: "rule '\(bad.name)' has no condition and would match every window")
+        }
+        return rules
+    }
+
+    /// The built-in rules plus the user's rules file, if there is one. A broken file is reported
+    /// in `problem` and ignored, so a typo never stops keyboards from being seen.
+    public static func load(environment: [String: String]) -> (rules: KeyboardRules, problem: String?) {
+        let url = configFileURL(environment: environment)
+        guard let data = try? Data(contentsOf: url) else { return (builtIn, nil) }
+        do {
+            return (builtIn.adding(try parse(data)), nil)
+        } catch {
+            return (builtIn, "\(url.path): \(error)")
+        }
+    }
+}
+
+/// What is wrong with a rules file.
+public struct RulesFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// One line for people.
+    public var reason: String
+    /// The reason.
+    public var description: String { reason }
+}

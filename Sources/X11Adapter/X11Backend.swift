@@ -1,0 +1,205 @@
+import CX11
+import Foundation
+import Glibc
+import KeyboardAdapterCore
+import Synchronization
+
+/// The X11 backend: follows on-screen keyboard windows on an X server (also XWayland) and hands
+/// what it sees to the core as observations.
+///
+/// It runs one thread of its own, blocked in `poll()` on the X connection and on an eventfd that
+/// `stop()` writes to; it uses no timer and no CPU while nothing happens on the server.
+public final class X11Backend: KeyboardBackend {
+    /// The registration the `KeyboardAdapter` umbrella adds to the registry: name `x11`, chosen
+    /// when `DISPLAY` is set, preferred in `XDG_SESSION_TYPE=x11` sessions.
+    public static let registration = BackendRegistry.Registration(
+        name: "x11", hint: BackendSessionHint(variables: ["DISPLAY"], sessionType: "x11"),
+        make: { X11Backend() })
+
+    /// The registry name.
+    public let name = "x11"
+    /// Frames, floating and docked keyboards, and the output (the X screen).
+    public let capabilities: BackendCapabilities = [.reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs]
+    /// The display this backend connects to; nil means `$DISPLAY`.
+    public let displayName: String?
+    /// The rules keyboards are recognised by.
+    public let rules: KeyboardRules
+    /// What was wrong with the user's rules file, if anything (it is then ignored).
+    public let rulesProblem: String?
+
+    private struct Running: @unchecked Sendable {
+        // The pthread handle is only joined under the lock that guards this value.
+        var thread: pthread_t
+        /// The self-pipe: `stop()` writes to `[1]`, the thread polls `[0]`.
+        var wakePipe: (read: Int32, write: Int32)
+    }
+    private let running = Mutex<Running?>(nil)
+
+    /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
+    /// rules file and `extraRules` (tried first).
+    public init(displayName: String? = nil, extraRules: [KeyboardRule] = [],
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.displayName = displayName
+        let loaded = KeyboardRules.load(environment: environment)
+        rules = loaded.rules.adding(extraRules)
+        rulesProblem = loaded.problem
+    }
+
+    /// Creates a backend with exactly the given rules (no rules file).
+    public init(displayName: String?, rules: KeyboardRules) {
+        self.displayName = displayName
+        self.rules = rules
+        rulesProblem = nil
+    }
+
+    deinit { stop() }
+
+    /// Available when the X server answers; the detail names the display and the screen size.
+    public func availability() -> BackendAvailability {
+        do {
+            let display = try XDisplay(name: displayName)
+            defer { display.close() }
+            let size = display.screenSize
+            return .available(detail: "X server \(display.name), screen \(size.width)x\(size.height)")
+        } catch {
+            return .unavailable(reason: "\(error)")
+        }
+    }
+
+    /// Connects and starts the event thread. Throws a `BackendFailure` when the server cannot be
+    /// reached or the thread cannot start.
+    public func start(sink: any ObservationSink) throws {
+        try running.withLock { running in
+            guard running == nil else { return }
+            let display: XDisplay
+            do {
+                display = try XDisplay(name: displayName)
+            } catch {
+                throw BackendFailure(backend: name, reason: "\(error)")
+            }
+            var pipeFDs: [Int32] = [-1, -1]
+            guard pipe(&pipeFDs) == 0 else {
+                display.close()
+                throw BackendFailure(backend: name, reason: "pipe failed: \(String(cString: strerror(errno)))")
+            }
+            // Not inherited by programs the app starts.
+            _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
+            let wakeFD = pipeFDs[0]
+            let loop = EventLoop(display: display, rules: rules, sink: sink, wakeFD: wakeFD, backendName: name)
+            let context = Unmanaged.passRetained(loop).toOpaque()
+            var thread = pthread_t()
+            let status = pthread_create(&thread, nil, { context in
+                let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
+            guard status == 0 else {
+                Unmanaged<EventLoop>.fromOpaque(context).release()
+                close(pipeFDs[0])
+                close(pipeFDs[1])
+                throw BackendFailure(backend: name, reason: "cannot start the X11 thread (error \(status))")
+            }
+            running = Running(thread: thread, wakePipe: (pipeFDs[0], pipeFDs[1]))
+        }
+    }
+
+    /// Wakes the thread, waits for it to end and closes the connection. Idempotent.
+    public func stop() {
+        running.withLock { running in
+            guard let current = running else { return }
+            var one: UInt8 = 1
+            _ = write(current.wakePipe.write, &one, 1)
+            pthread_join(current.thread, nil)
+            close(current.wakePipe.read)
+            close(current.wakePipe.write)
+            running = nil
+        }
+    }
+
+    /// The display, the screen, the window manager, the rules and the keyboards visible now.
+    public func diagnose() -> [String] {
+        var lines: [String] = []
+        let display: XDisplay
+        do {
+            display = try XDisplay(name: displayName)
+        } catch {
+            return ["x11: unavailable: \(error)"]
+        }
+        defer { display.close() }
+        let size = display.screenSize
+        lines.append("x11: X server \(display.name), screen \(size.width)x\(size.height)")
+        let manager = display.values(display.root, "_NET_SUPPORTING_WM_CHECK")?.first
+            .flatMap { display.text(Window($0), "_NET_WM_NAME") }
+        lines.append("x11: window manager: \(manager ?? "none (or not EWMH)")")
+        lines.append("x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
+        var seen: [Observation] = []
+        let tracker = WindowTracker(display: display, rules: rules) { seen.append($0) }
+        tracker.start()
+        for observation in seen {
+            let frame = observation.frame.map { "\($0)" } ?? "hidden"
+            let docked = observation.isDocked == true ? " docked \(observation.dockedEdge?.rawValue ?? "")" : ""
+            lines.append("x11: keyboard \(observation.keyboard.name) \(observation.keyboard.id) at \(frame)\(docked)")
+        }
+        if seen.isEmpty { lines.append("x11: no keyboard window is visible") }
+        return lines
+    }
+}
+
+/// The backend thread's work: drain Xlib's queue, block in `poll()`, repeat until woken or the
+/// connection breaks. Owned by that one thread from start to end.
+private final class EventLoop {
+    let display: XDisplay
+    let sink: any ObservationSink
+    let wakeFD: Int32
+    let backendName: String
+    let tracker: WindowTracker
+
+    init(display: XDisplay, rules: KeyboardRules, sink: any ObservationSink, wakeFD: Int32, backendName: String) {
+        self.display = display
+        self.sink = sink
+        self.wakeFD = wakeFD
+        self.backendName = backendName
+        tracker = WindowTracker(display: display, rules: rules, deliver: { sink.deliver($0) })
+    }
+
+    func run() {
+        tracker.start()
+        var fds = [
+            pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
+        while true {
+            // Round trips pull events into Xlib's queue without the socket showing them to
+            // poll(): drain first, block only when the queue is empty.
+            while display.pendingEvents() > 0 {
+                var event = display.nextEvent()
+                tracker.handle(&event)
+                if display.isBroken { break }
+            }
+            if display.isBroken { return fail() }
+            display.flush()
+            fds[0].revents = 0
+            fds[1].revents = 0
+            let ready = poll(&fds, 2, -1)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return fail(reason: "poll failed: \(String(cString: strerror(errno)))")
+            }
+            if fds[1].revents != 0 {
+                display.close()
+                return
+            }
+            if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, fds[0].revents & Int16(POLLIN) == 0 {
+                return fail()
+            }
+        }
+    }
+
+    private func fail(reason: String? = nil) {
+        tracker.hideAll()
+        let reason = reason ?? "lost the connection to the X server \(display.name)"
+        display.close()
+        sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
+    }
+}

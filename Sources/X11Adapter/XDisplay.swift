@@ -1,0 +1,301 @@
+import CX11
+import Glibc
+import KeyboardAdapterCore
+import Synchronization
+
+/// Why a connection to an X server could not be opened.
+struct XDisplayError: Error, Sendable, CustomStringConvertible {
+    var description: String
+}
+
+/// What one connection has suffered: protocol errors (normal: windows vanish between an event and
+/// a query) and whether the connection itself broke. Shared with Xlib's C callbacks, which cannot
+/// capture context, through a process-wide table keyed by the `Display` address.
+final class XConnectionHealth: Sendable {
+    /// Protocol errors seen on this connection.
+    let errorCount = Atomic<Int>(0)
+    /// The X error code of the last protocol error.
+    let lastErrorCode = Atomic<Int>(0)
+    /// Set once Xlib reported a fatal I/O error: the server is gone.
+    let isBroken = Atomic<Bool>(false)
+}
+
+/// Xlib's error hooks are process-wide. They are installed once; errors on connections this module
+/// opened are counted and swallowed, errors on anybody else's connections go to the handler that
+/// was there before, so an app that uses Xlib itself keeps its behaviour.
+private enum XErrorHooks {
+    struct Previous: @unchecked Sendable {
+        // C function pointers are plain values; the wrapper only exists because the imported
+        // optional function-pointer types are not marked Sendable.
+        var error: XErrorHandler?
+        var io: XIOErrorHandler?
+    }
+
+    /// Connections of this module, by `Display` address.
+    static let connections = Mutex<[UInt: XConnectionHealth]>([:])
+    static let previous = Mutex<Previous>(Previous())
+
+    static func health(_ display: OpaquePointer?) -> XConnectionHealth? {
+        guard let display else { return nil }
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(display)))
+        return connections.withLock { $0[key] }
+    }
+
+    /// Installs the hooks the first time it is read; Swift runs a static initialiser exactly once.
+    static let installed: Void = {
+        let errorHandler: XErrorHandler = { display, event in
+            if let health = XErrorHooks.health(display) {
+                health.errorCount.add(1, ordering: .relaxed)
+                if let event { health.lastErrorCode.store(Int(event.pointee.error_code), ordering: .relaxed) }
+                return 0
+            }
+            return XErrorHooks.previous.withLock { $0.error }.map { $0(display, event) } ?? 0
+        }
+        let ioHandler: XIOErrorHandler = { display in
+            if let health = XErrorHooks.health(display) {
+                // Returning lets Xlib go on to the per-connection exit handler, which returns too.
+                health.isBroken.store(true, ordering: .releasing)
+                return 0
+            }
+            return XErrorHooks.previous.withLock { $0.io }.map { $0(display) } ?? 0
+        }
+        let oldError = XSetErrorHandler(errorHandler)
+        let oldIO = XSetIOErrorHandler(ioHandler)
+        previous.withLock { $0 = Previous(error: oldError, io: oldIO) }
+    }()
+}
+
+/// A property as stored on the server: its type, format and items.
+struct XProperty {
+    /// The property's type atom.
+    var type: Atom
+    /// 8, 16 or 32.
+    var format: Int32
+    /// The raw bytes, for format 8.
+    var bytes: [UInt8]
+    /// The items, for formats 16 and 32 (format 32 items are C `long`s in Xlib's memory).
+    var values: [UInt]
+}
+
+/// The attributes of a window that tracking needs.
+struct XWindowAttributes {
+    /// Position relative to the parent (the outer corner, border included) and inner size.
+    var x: Int, y: Int, width: Int, height: Int, borderWidth: Int
+    /// Whether the window itself is mapped (viewable or not).
+    var isMapped: Bool
+    /// Whether the window bypasses the window manager.
+    var overrideRedirect: Bool
+}
+
+/// The one owner of an Xlib connection, and the only place the X11 backend calls Xlib. Used from
+/// one thread at a time (the backend's thread); every Xlib allocation it receives is freed here.
+final class XDisplay {
+    /// The underlying `Display *`.
+    private let handle: OpaquePointer
+    /// The display name the connection went to, such as `:1`.
+    let name: String
+    /// The root window of the default screen.
+    let root: Window
+    /// What the connection has suffered.
+    let health = XConnectionHealth()
+    private var atoms: [String: Atom] = [:]
+    private var atomNames: [Atom: String] = [:]
+    private var isClosed = false
+    /// A retained pointer to `health`, handed to Xlib's per-connection exit hook.
+    private let exitContext: Unmanaged<XConnectionHealth>
+
+    /// Connects to `name`, or to `$DISPLAY` when nil.
+    init(name: String?) throws(XDisplayError) {
+        _ = XErrorHooks.installed
+        let opened: OpaquePointer? = name.map { XOpenDisplay($0) } ?? XOpenDisplay(nil)
+        guard let opened else {
+            let shown = name ?? (getenv("DISPLAY").map { String(cString: $0) } ?? "")
+            throw XDisplayError(description: shown.isEmpty ? "DISPLAY is not set" : "cannot open X display \(shown)")
+        }
+        handle = opened
+        self.name = String(cString: XDisplayString(opened))
+        root = XDefaultRootWindow(opened)
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(opened)))
+        XErrorHooks.connections.withLock { [health] in $0[key] = health }
+        exitContext = Unmanaged.passRetained(health)
+        // The default exit hook calls exit(); this one records the break and returns, so the
+        // failing Xlib call unwinds and the backend's loop ends on its own.
+        XSetIOErrorExitHandler(opened, { _, context in
+            guard let context else { return }
+            Unmanaged<XConnectionHealth>.fromOpaque(context).takeUnretainedValue()
+                .isBroken.store(true, ordering: .releasing)
+        }, exitContext.toOpaque())
+    }
+
+    deinit { close() }
+
+    /// Closes the connection (also a broken one) and forgets it in the error hooks.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        XCloseDisplay(handle)
+        let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
+        XErrorHooks.connections.withLock { _ = $0.removeValue(forKey: key) }
+        exitContext.release()
+    }
+
+    /// True once the server connection broke.
+    var isBroken: Bool { health.isBroken.load(ordering: .acquiring) }
+
+    /// The connection's file descriptor, for `poll()`.
+    var fileDescriptor: Int32 { XConnectionNumber(handle) }
+
+    /// The size of the default screen, in pixels.
+    var screenSize: (width: Int, height: Int) {
+        let screen = XDefaultScreen(handle)
+        return (Int(XDisplayWidth(handle, screen)), Int(XDisplayHeight(handle, screen)))
+    }
+
+    // MARK: Events
+
+    /// Asks for the events in `mask` on `window`. Errors (a window already gone) arrive later and
+    /// are swallowed by the error hook.
+    func selectInput(_ window: Window, _ mask: Int) {
+        XSelectInput(handle, window, mask)
+    }
+
+    /// Number of events already read into Xlib's queue (reads the socket without blocking).
+    func pendingEvents() -> Int32 { isBroken ? 0 : XPending(handle) }
+
+    /// The next queued event; call only after `pendingEvents()` said there is one.
+    func nextEvent() -> XEvent {
+        var event = XEvent()
+        XNextEvent(handle, &event)
+        return event
+    }
+
+    /// Sends buffered requests.
+    func flush() { XFlush(handle) }
+
+    // MARK: Atoms
+
+    /// The atom for `name`, interned once per connection.
+    func atom(_ name: String) -> Atom {
+        if let known = atoms[name] { return known }
+        let value = XInternAtom(handle, name, 0)
+        atoms[name] = value
+        atomNames[value] = name
+        return value
+    }
+
+    /// The name of `atom`, asked once per connection (atoms live as long as the server).
+    func atomName(_ atom: Atom) -> String? {
+        if let known = atomNames[atom] { return known }
+        guard atom != 0, let raw = XGetAtomName(handle, atom) else { return nil }
+        defer { XFree(raw) }
+        let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
+        atomNames[atom] = name
+        atoms[name] = atom
+        return name
+    }
+
+    // MARK: Properties
+
+    /// Reads a whole property (up to `maxItems` 32-bit units); nil when absent or the window is gone.
+    func property(_ window: Window, _ property: Atom, maxItems: Int = 4096) -> XProperty? {
+        var type: Atom = 0
+        var format: Int32 = 0
+        var count: UInt = 0
+        var remaining: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>?
+        let status = XGetWindowProperty(
+            handle, window, property, 0, maxItems, 0, Atom(AnyPropertyType), &type, &format, &count, &remaining, &data)
+        defer { if let data { XFree(data) } }
+        guard status == Success, type != 0, let data else { return nil }
+        let n = Int(count)
+        switch format {
+        case 8:
+            return XProperty(type: type, format: 8, bytes: Array(UnsafeBufferPointer(start: data, count: n)), values: [])
+        case 16:
+            let values = UnsafeRawPointer(data).withMemoryRebound(to: UInt16.self, capacity: n) {
+                UnsafeBufferPointer(start: $0, count: n).map { UInt($0) }
+            }
+            return XProperty(type: type, format: 16, bytes: [], values: values)
+        case 32:
+            // Xlib hands format-32 items back as C longs, whatever their width on the wire.
+            let values = UnsafeRawPointer(data).withMemoryRebound(to: UInt.self, capacity: n) {
+                Array(UnsafeBufferPointer(start: $0, count: n))
+            }
+            return XProperty(type: type, format: 32, bytes: [], values: values)
+        default:
+            return nil
+        }
+    }
+
+    /// A format-32 property's items (CARDINAL, ATOM, WINDOW, ...).
+    func values(_ window: Window, _ name: String) -> [UInt]? {
+        guard let value = property(window, atom(name)), value.format == 32 else { return nil }
+        return value.values
+    }
+
+    /// A text property decoded for people: UTF8_STRING as UTF-8, STRING as Latin-1, anything else
+    /// lossily as UTF-8. Never fails on bad bytes.
+    func text(_ window: Window, _ name: String) -> String? {
+        guard let value = property(window, atom(name)), value.format == 8 else { return nil }
+        return decodeText(value.bytes, isLatin1: value.type == Atom(XA_STRING))
+    }
+
+    /// WM_CLASS as (instance, class); nil when the window has none.
+    func windowClass(_ window: Window) -> (instance: String, windowClass: String)? {
+        guard let value = property(window, Atom(XA_WM_CLASS)), value.format == 8 else { return nil }
+        let parts = value.bytes.split(separator: 0, omittingEmptySubsequences: false)
+        let instance = parts.first.map { decodeText(Array($0), isLatin1: true) } ?? ""
+        let windowClass = parts.count > 1 ? decodeText(Array(parts[1]), isLatin1: true) : ""
+        return (instance, windowClass)
+    }
+
+    private func decodeText(_ bytes: [UInt8], isLatin1: Bool) -> String {
+        let trimmed = bytes.last == 0 ? Array(bytes.dropLast()) : bytes
+        if isLatin1 {
+            return String(String.UnicodeScalarView(trimmed.map { Unicode.Scalar($0) }))
+        }
+        return String(decoding: trimmed, as: UTF8.self)
+    }
+
+    // MARK: Windows
+
+    /// The window's attributes; nil when it is gone.
+    func attributes(_ window: Window) -> XWindowAttributes? {
+        var raw = CX11.XWindowAttributes()
+        guard XGetWindowAttributes(handle, window, &raw) != 0 else { return nil }
+        return XWindowAttributes(
+            x: Int(raw.x), y: Int(raw.y), width: Int(raw.width), height: Int(raw.height),
+            borderWidth: Int(raw.border_width), isMapped: raw.map_state != IsUnmapped,
+            overrideRedirect: raw.override_redirect != 0)
+    }
+
+    /// The root position of the window's inner top-left corner (inside its border), as `xwininfo`
+    /// reports it; nil when it is gone.
+    func rootPosition(of window: Window) -> (x: Int, y: Int)? {
+        var x: Int32 = 0, y: Int32 = 0
+        var child: Window = 0
+        guard XTranslateCoordinates(handle, window, root, 0, 0, &x, &y, &child) != 0 else { return nil }
+        return (Int(x), Int(y))
+    }
+
+    /// The window's outer position relative to its parent; nil when it is gone.
+    func outerPosition(of window: Window) -> (x: Int, y: Int)? {
+        var rootReturn: Window = 0
+        var x: Int32 = 0, y: Int32 = 0
+        var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
+        guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else { return nil }
+        return (Int(x), Int(y))
+    }
+
+    /// The window's parent and children (bottom to top); nil when it is gone.
+    func tree(of window: Window) -> (parent: Window, children: [Window])? {
+        var rootReturn: Window = 0
+        var parent: Window = 0
+        var children: UnsafeMutablePointer<Window>?
+        var count: UInt32 = 0
+        guard XQueryTree(handle, window, &rootReturn, &parent, &children, &count) != 0 else { return nil }
+        defer { if let children { XFree(children) } }
+        let list = children.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+        return (parent, list)
+    }
+}

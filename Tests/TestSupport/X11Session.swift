@@ -1,0 +1,129 @@
+import Foundation
+
+/// A private X server (Xvfb) for one test, with its own scratch directory, an optional window
+/// manager (openbox) and the programs the test starts on it. Xvfb picks a free display itself
+/// (`-displayfd`), so tests that run side by side never collide. Everything started here is ended
+/// by its pid in `stop()`, which `deinit` also calls.
+public final class X11Session: @unchecked Sendable {
+    /// The display name, such as `:42`.
+    public let display: String
+    /// The scratch directory: logs, and HOME / XDG directories of the programs started here.
+    public let directory: String
+    /// The X server.
+    public let server: ChildProcess
+    /// The window manager, once started.
+    public private(set) var windowManager: ChildProcess?
+    /// The screen size.
+    public let width: Int, height: Int
+    private var children: [ChildProcess] = []
+    private let lock = NSLock()
+
+    /// Starts Xvfb with one `width`×`height` screen and waits until it takes connections.
+    public init(width: Int = 1280, height: Int = 800) throws {
+        self.width = width
+        self.height = height
+        directory = NSTemporaryDirectory() + "x11-test-" + UUID().uuidString.prefix(8)
+        for sub in ["", "/home", "/config", "/cache", "/data", "/runtime"] {
+            try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        // Xvfb writes the display number it took to fd 1, which ChildProcess sends to the log.
+        let server = try ChildProcess("Xvfb", ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten",
+                                               "tcp", "-noreset"], directory: directory)
+        self.server = server
+        var number: String?
+        try Wait.require("Xvfb to print its display number", timeout: 15) {
+            number = server.log.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map(String.init)
+            return number != nil || !server.isRunning
+        }
+        guard let number, server.isRunning else {
+            throw TestFailure("Xvfb did not start: \(server.log)")
+        }
+        let display = ":" + number
+        self.display = display
+        try Wait.require("X server \(display) to accept connections", timeout: 10) { XTestClient(display: display) != nil }
+    }
+
+    deinit { stop() }
+
+    /// The environment for programs on this server: DISPLAY, a private HOME and XDG directories,
+    /// no session bus of the test process (programs that need one get their own).
+    public var environment: [String: String?] {
+        [
+            "DISPLAY": display, "HOME": directory + "/home", "XDG_CONFIG_HOME": directory + "/config",
+            "XDG_CACHE_HOME": directory + "/cache", "XDG_DATA_HOME": directory + "/data",
+            "XDG_RUNTIME_DIR": directory + "/runtime", "DBUS_SESSION_BUS_ADDRESS": nil, "WAYLAND_DISPLAY": nil,
+            "XDG_SESSION_TYPE": "x11", "NO_AT_BRIDGE": "1",
+        ]
+    }
+
+    /// Starts a program on this server; it is ended when the session stops.
+    @discardableResult
+    public func start(_ program: String, _ arguments: [String] = [], environment extra: [String: String?] = [:]) throws
+        -> ChildProcess
+    {
+        let child = try ChildProcess(program, arguments, environment: environment.merging(extra) { $1 },
+                                     directory: directory)
+        lock.withLock { children.append(child) }
+        return child
+    }
+
+    /// Starts openbox and waits until it manages the screen (`_NET_SUPPORTING_WM_CHECK` is set).
+    public func startWindowManager() throws {
+        let openbox = try start("openbox", ["--sm-disable"])
+        windowManager = openbox
+        let client = try XTestClient.connect(display)
+        try Wait.require("openbox to manage \(display)", timeout: 15) {
+            client.rootCardinals("_NET_SUPPORTING_WM_CHECK")?.first.map { $0 != 0 } ?? false || !openbox.isRunning
+        }
+        guard openbox.isRunning else { throw TestFailure("openbox exited: \(openbox.log)") }
+    }
+
+    /// Runs a program on this server to completion and returns its output; throws on failure.
+    @discardableResult
+    public func run(_ program: String, _ arguments: [String], environment extra: [String: String?] = [:]) throws -> String {
+        let result = try Programs.run(program, arguments, environment: environment.merging(extra) { $1 }, timeout: 15)
+        guard result.status == 0 else {
+            throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed with status \(result.status)")
+        }
+        return result.output
+    }
+
+    /// `xdotool` with the given arguments.
+    public func xdotool(_ arguments: String...) throws {
+        try run("xdotool", arguments)
+    }
+
+    /// A window's absolute inner geometry as `xwininfo -id` reports it (the reference every asserted
+    /// frame is compared with); nil when the window is gone.
+    public func xwininfo(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        // Never pass an empty or symbolic id: xwininfo would wait for a mouse click.
+        let id = "0x" + String(window, radix: 16)
+        let result = try Programs.run("xwininfo", ["-id", id], environment: environment, timeout: 10)
+        guard result.status == 0 else { return nil }
+        func field(_ name: String) -> Int? {
+            result.output.split(separator: "\n").first { $0.contains(name) }
+                .flatMap { $0.split(separator: ":").last }
+                .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        guard let x = field("Absolute upper-left X"), let y = field("Absolute upper-left Y"),
+              let width = field("Width"), let height = field("Height") else { return nil }
+        return (x, y, width, height)
+    }
+
+    /// Kills the X server (SIGKILL) as a crash would.
+    public func killServer() {
+        server.signal(SIGKILL)
+        _ = server.waitForExit(timeout: 5)
+    }
+
+    /// Ends every program started here, the window manager, then the server.
+    public func stop() {
+        let started = lock.withLock { () -> [ChildProcess] in
+            defer { children.removeAll() }
+            return children
+        }
+        for child in started.reversed() { child.stop(grace: 1) }
+        server.stop(grace: 2)
+    }
+}

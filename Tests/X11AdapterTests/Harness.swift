@@ -1,0 +1,66 @@
+import Foundation
+import KeyboardAdapterCore
+import Testing
+import TestSupport
+import X11Adapter
+
+/// One test's world: its own X server (and window manager), the backend under test connected to
+/// it, and the sink that turns observations into events.
+final class Harness {
+    let session: X11Session
+    let backend: X11Backend
+    let sink: TrackingSink
+
+    /// Starts a server (with openbox when asked) and the backend on it. Returns nil, after
+    /// printing why, when a needed program is missing outside CI.
+    static func make(openbox: Bool, programs: [String], startBackend: Bool = true) throws -> Harness? {
+        let needed = ["Xvfb", "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs
+        let missing = try Programs.missing(needed)
+        if !missing.isEmpty {
+            print("skipped: missing \(missing.joined(separator: ", "))")
+            return nil
+        }
+        let session = try X11Session()
+        if openbox { try session.startWindowManager() }
+        let harness = Harness(session: session)
+        if startBackend { try harness.backend.start(sink: harness.sink) }
+        return harness
+    }
+
+    private init(session: X11Session) {
+        self.session = session
+        backend = X11Backend(displayName: session.display, rules: .builtIn)
+        sink = TrackingSink()
+    }
+
+    deinit {
+        backend.stop()
+        session.stop()
+        // What the backend and the tracker made of the test, for the test log.
+        print("updates on \(session.display):\n" + describe(sink.updates))
+    }
+
+    /// Asserts that `update`'s end frame is exactly where `xwininfo -id` says the keyboard's
+    /// client window is.
+    func expectFrameMatchesServer(_ update: KeyboardUpdate, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let window = try windowID(update.keyboard)
+        guard let info = try session.xwininfo(window) else {
+            Issue.record("xwininfo found no window \(update.keyboard.id)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(update.endFrame == Rect(x: info.x, y: info.y, width: info.width, height: info.height),
+                "\(update.event) frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
+    }
+
+    /// The single keyboard seen so far (every update names the same one).
+    func onlyKeyboard() throws -> KeyboardIdentity {
+        let ids = Set(sink.updates.map(\.keyboard.id))
+        guard ids.count == 1, let first = sink.updates.first else {
+            throw TestFailure("expected one keyboard, saw \(ids.sorted())")
+        }
+        return first.keyboard
+    }
+}
+
+/// The events of a list of updates.
+func events(_ updates: [KeyboardUpdate]) -> [KeyboardEvent] { updates.map(\.event) }

@@ -9,7 +9,7 @@ public final class ScreenGrabber {
         public var description: String
     }
 
-    private let display: OpaquePointer
+    private var display: OpaquePointer?
     private let root: Window
 
     /// Connects to `displayName` (nil: `$DISPLAY`).
@@ -21,10 +21,23 @@ public final class ScreenGrabber {
         root = XDefaultRootWindow(display)
     }
 
-    deinit { XCloseDisplay(display) }
+    deinit { close() }
+
+    /// Closes the connection. Call it before the server goes away: closing a connection to a
+    /// server that is gone is an I/O error, and Xlib's default handler for that exits the process.
+    public func close() {
+        if let display { XCloseDisplay(display) }
+        display = nil
+    }
+
+    private func connection() throws -> OpaquePointer {
+        guard let display else { throw Failure(description: "the connection is closed") }
+        return display
+    }
 
     /// The root window's size.
     public var screenSize: (width: Int, height: Int) {
+        guard let display else { return (0, 0) }
         let screen = XDefaultScreen(display)
         return (Int(XDisplayWidth(display, screen)), Int(XDisplayHeight(display, screen)))
     }
@@ -37,6 +50,7 @@ public final class ScreenGrabber {
 
     /// Captures a rectangle of the screen, in root coordinates (it must lie inside the screen).
     public func capture(x: Int, y: Int, width: Int, height: Int) throws -> RGBImage {
+        let display = try connection()
         XSync(display, 0)
         guard width > 0, height > 0,
               let image = XGetImage(display, root, Int32(x), Int32(y), UInt32(width), UInt32(height), ~0, ZPixmap)

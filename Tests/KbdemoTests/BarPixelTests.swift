@@ -10,7 +10,7 @@ import TestSupport
 /// under the keyboard, and be back at the window's bottom once the keyboard hides.
 @Suite("kbdemo: the input bar on a real keyboard, in pixels")
 struct BarPixelTests {
-    @Test("xvkbd: shown over the bottom, moved, window moved, hidden")
+    @Test("xvkbd: shown over the bottom, moved, window moved and resized, hidden")
     func xvkbd() throws {
         guard let world = try DemoWorld.make(keyboard: "xvkbd") else { return }
         try world.expectBar(keyboard: nil, "window alone")
@@ -28,12 +28,16 @@ struct BarPixelTests {
         try world.session.xdotool("windowmove", String(world.window), "240", "0")
         try world.expectBar(keyboard: keyboard, "window moved up")
 
+        // Smaller: the keyboard covers less of it again; the bar follows the new bottom edge.
+        try world.session.xdotool("windowsize", String(world.window), "700", "500")
+        try world.expectBar(keyboard: keyboard, "window resized")
+
         try world.session.xdotool("windowunmap", String(keyboard))
         try world.expectBar(keyboard: nil, "xvkbd hidden")
         #expect(world.quitDemo() == 0, "kbdemo ends cleanly on SIGTERM")
     }
 
-    @Test("matchbox-keyboard: shown over the bottom, hidden")
+    @Test("matchbox-keyboard: shown over the bottom, idle, hidden")
     func matchbox() throws {
         guard let world = try DemoWorld.make(keyboard: "matchbox-keyboard") else { return }
         try world.expectBar(keyboard: nil, "window alone")
@@ -44,6 +48,8 @@ struct BarPixelTests {
         try world.session.xdotool("windowsize", String(keyboard), "1280", "240")
         try world.session.xdotool("windowmove", String(keyboard), "0", String(app.maxY - 180))
         try world.expectBar(keyboard: keyboard, "matchbox-keyboard shown")
+        let busy = try world.demoCPUTicks(over: 1)
+        #expect(busy <= 1, "kbdemo used \(busy) CPU ticks in 1 s while nothing happened; it should sleep in poll()")
 
         try world.session.xdotool("windowunmap", String(keyboard))
         try world.expectBar(keyboard: nil, "matchbox-keyboard hidden")

@@ -125,6 +125,22 @@ final class DemoWorld {
             """, sourceLocation: sourceLocation)
     }
 
+    /// The CPU time (user + system, in clock ticks) kbdemo uses during the next `seconds`.
+    func demoCPUTicks(over seconds: Double) throws -> Int {
+        func ticks() throws -> Int {
+            let stat = try String(contentsOfFile: "/proc/\(demo.pid)/stat", encoding: .utf8)
+            // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+            guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+                throw TestFailure("unreadable /proc/\(demo.pid)/stat: \(stat)")
+            }
+            return user + system
+        }
+        let before = try ticks()
+        Thread.sleep(forTimeInterval: seconds)
+        return try ticks() - before
+    }
+
     /// Ends kbdemo with SIGTERM and returns its exit status (nil if it did not exit in time).
     func quitDemo() -> Int32? {
         demo.signal(SIGTERM)

@@ -199,8 +199,10 @@ final class DemoApp {
     }
 }
 
-/// Writes one line to standard output in one write(2), prefixed with the program's name.
+/// Writes one line to standard output in one write(2), prefixed with the program's name. Control
+/// characters (a keyboard's name comes from another program) become `?`, so a line stays a line.
 func say(_ line: String) {
-    let bytes = Array("kbdemo: \(line)\n".utf8)
+    let clean = String(line.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+    let bytes = Array("kbdemo: \(clean)\n".utf8)
     bytes.withUnsafeBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }

@@ -60,5 +60,6 @@ let package = Package(
         .executableTarget(
             name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],
             path: "Benchmarks/x11bench"),
+        .testTarget(name: "RepositoryTests"),
     ]
 )

@@ -17,7 +17,7 @@ struct HumanWriter: EventWriter {
                        pad(TerminalText.escape(update.keyboard.name), 18), pad(update.endFrame.description, 16),
                        pad(update.isDocked ? "docked" : "floating", 9), pad("local=" + local(update.isLocal), 9),
                        update.output.map { TerminalText.escape($0.name) } ?? "-"]
-        if update.animationDuration > 0 {
+        if !update.event.isWill, update.animationDuration > 0 {
             columns.append(String(format: "%.3fs", update.animationDuration) + " " + update.animationCurve.rawValue)
         }
         if update.keyboard.kind == .inputMethodPanel { columns.append("(input-method panel)") }

@@ -26,7 +26,7 @@ struct CLITests {
     @Test("bad arguments exit 2 with a one-line reason and a pointer to --help", arguments: [
         (["--bogus"], "unknown option '--bogus'"),
         (["--settle", "soon"], "--settle needs milliseconds from 0 to 10000, not 'soon'"),
-        (["--pid", "-3"], "--pid needs a value"),
+        (["--pid", "-3"], "--pid needs a process id, not '-3'"),
         (["--pid", "abc"], "--pid needs a process id, not 'abc'"),
         (["--window", "0xZZ"], "--window needs a window id (decimal or 0x hex), not '0xZZ'"),
         (["--speed", "2"], "--speed only applies to --replay"),
@@ -62,7 +62,7 @@ struct CLITests {
     func listBackends() throws {
         let result = try Kbwatch.run(["--list-backends"], environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil])
         #expect(result.status == 0)
-        #expect(result.lines.count == 3)
+        try #require(result.lines.count == 3)
         #expect(result.lines[0].hasPrefix("x11: no display server: "))
         #expect(result.lines[1].hasPrefix("wayland: no display server: "))
         #expect(result.lines[2] == "replay: available with --replay FILE")
@@ -92,6 +92,6 @@ struct CLITests {
         let result = try Kbwatch.run(["--replay", path, "--speed", "max", "--json"])
         #expect(result.status == 5)
         #expect(result.stderr == "kbwatch: replay: line 4: not valid JSON\n")
-        #expect(result.lines.count == 6)
+        try #require(result.lines.count == 6)
     }
 }

@@ -11,7 +11,7 @@ struct OutputTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try Kbwatch.run(["--replay", path, "--speed", "max", "--json"])
         #expect(result.status == 0)
-        #expect(result.lines.count == 6)
+        try #require(result.lines.count == 6)
         let keys = ["schema", "event", "time", "backend", "keyboard", "output", "beginFrame", "endFrame", "visible",
                     "docked", "local", "animationDuration", "animationCurve", "layout", "geometry"]
         var events: [String] = []
@@ -61,7 +61,7 @@ struct OutputTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let result = try Kbwatch.run(["--replay", path, "--speed", "max"])
         #expect(result.status == 0)
-        #expect(result.lines.count == 6)
+        try #require(result.lines.count == 6)
         let pattern = #"^\d\d:\d\d:\d\d\.\d{3} didShow +matchbox-keyboard +0,560 1280x240 +docked +local=\? +screen$"#
         #expect(result.lines[1].range(of: pattern, options: .regularExpression) != nil, "\(result.lines[1])")
         #expect(result.lines[3].contains("didChangeFrame") && result.lines[3].contains("0,500 1280x240")
@@ -96,7 +96,7 @@ struct OutputTests {
 
         let human = try Kbwatch.run(["--replay", path, "--speed", "max"])
         #expect(human.status == 0)
-        #expect(human.lines.count == 2)
+        try #require(human.lines.count == 2)
         let bytes = [UInt8](human.stdoutData)
         #expect(!bytes.contains(0x1B) && !bytes.contains(0x07))
         #expect(!bytes.contains { $0 < 0x20 && $0 != 0x0A })

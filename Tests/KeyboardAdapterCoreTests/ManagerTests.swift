@@ -244,6 +244,27 @@ struct ManagerTests {
         _ = token
     }
 
+    @Test("hideKeyboard asks the backend to hide the visible keyboards, and the hide is observed")
+    func hideKeyboard() throws {
+        let rig = try LiveRig()
+        let seen = UpdateBox()
+        let token = rig.manager.onEvent { seen.append($0) }
+        #expect(throws: KeyboardControlError.notVisible("keyboard")) { try rig.manager.hideKeyboard() }
+        rig.showAndSettle()
+        rig.backend.observe(Fixture.panel, frame: Rect(x: 1, y: 1, width: 5, height: 5), output: Fixture.screen)
+        rig.drain()
+        try rig.manager.hideKeyboard()
+        rig.drain()
+        #expect(rig.backend.hideRequests == [Fixture.osk])
+        #expect(seen.all.filter { $0.keyboard == Fixture.osk }.map(\.event) == [.willShow, .didShow, .willHide, .didHide])
+        let replay = KeyboardManager(backend: ReplayBackend(source: .text("")))
+        #expect(throws: KeyboardControlError.notVisible("x")) { try replay.hideKeyboard(id: "x") }
+        #expect(throws: KeyboardControlError.unsupported("the replay backend cannot hide keyboards")) {
+            try ReplayBackend(source: .text("")).requestHide(of: Fixture.osk)
+        }
+        _ = token
+    }
+
     @Test("textInputActive decides isLocal for backends that cannot tell")
     func textInputOwnership() throws {
         let rig = try LiveRig()

@@ -11,10 +11,21 @@ public final class InMemoryBackend: KeyboardBackend {
     /// Creates a backend named `name`.
     public init(name: String = "memory") { self.name = name }
 
-    /// It can tell everything an observation carries.
+    /// It can tell everything an observation carries, and hides keyboards on request.
     public var capabilities: BackendCapabilities {
         [.reportsFrames, .reportsFloating, .reportsDocking, .reportsOwnership, .reportsLayout, .reportsOutputs,
-         .reportsInputMethodPanels]
+         .reportsInputMethodPanels, .hidesKeyboards]
+    }
+
+    private let hidden = Mutex<[KeyboardIdentity]>([])
+
+    /// The keyboards asked to hide, in order.
+    public var hideRequests: [KeyboardIdentity] { hidden.withLock { $0 } }
+
+    /// Records the request and reports the keyboard hidden, as an obliging keyboard would.
+    public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
+        hidden.withLock { $0.append(keyboard) }
+        observe(keyboard, frame: nil)
     }
 
     /// Always available.

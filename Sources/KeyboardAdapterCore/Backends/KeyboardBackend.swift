@@ -45,6 +45,8 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable {
     public static let reportsOutputs = BackendCapabilities(rawValue: 1 << 5)
     /// Sees input-method panels as well as keyboards.
     public static let reportsInputMethodPanels = BackendCapabilities(rawValue: 1 << 6)
+    /// Can ask a visible keyboard to hide (`KeyboardManager.hideKeyboard()`).
+    public static let hidesKeyboards = BackendCapabilities(rawValue: 1 << 8)
     /// Drives the tracker's clock itself (replay): the manager arms no timers of its own and the
     /// backend calls `ObservationSink.advance(to:)` instead.
     public static let drivesClock = BackendCapabilities(rawValue: 1 << 7)
@@ -120,6 +122,9 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
     /// or processes has the focus is local. Backends that cannot tell ignore it.
     func setAppIdentity(_ identity: AppIdentity)
+    /// Asks a visible keyboard to hide, the way its own program would be asked (ARKeyboardControl's
+    /// `hideKeyboard`). The hide is then observed like any other. Throws when the backend cannot.
+    func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError)
 }
 
 extension KeyboardBackend {
@@ -127,6 +132,28 @@ extension KeyboardBackend {
     public func diagnose() -> [String] { [availability().explanation] }
     /// By default a backend cannot judge ownership.
     public func setAppIdentity(_ identity: AppIdentity) {}
+    /// By default a backend cannot hide keyboards.
+    public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
+        throw .unsupported("the \(name) backend cannot hide keyboards")
+    }
+}
+
+/// Why a keyboard could not be asked to hide.
+public enum KeyboardControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The backend (or this keyboard) offers no way to do it.
+    case unsupported(String)
+    /// No such keyboard is visible.
+    case notVisible(String)
+    /// The request could not be sent.
+    case failed(String)
+
+    /// One line for people.
+    public var description: String {
+        switch self {
+        case .unsupported(let reason), .failed(let reason): reason
+        case .notVisible(let id): "no visible keyboard \(id)"
+        }
+    }
 }
 
 /// The app whose keyboards count as local: its processes and its top-level windows.

@@ -159,6 +159,15 @@ public final class KeyboardManager: Sendable {
         set { processing.async { self.state.withLock { $0.tracker.appTextInputActive = newValue } } }
     }
 
+    /// Asks every visible on-screen keyboard (not input-method panels) to hide, or only the one
+    /// with `id`. The hide arrives as `willHide`/`didHide` like any other. Throws when no such
+    /// keyboard is visible or the backend cannot hide it.
+    public func hideKeyboard(id: String? = nil) throws(KeyboardControlError) {
+        let targets = visibleKeyboards.filter { id == nil ? $0.keyboard.kind == .keyboard : $0.keyboard.id == id }
+        guard !targets.isEmpty else { throw .notVisible(id ?? "keyboard") }
+        for target in targets { try backend.requestHide(of: target.keyboard) }
+    }
+
     // MARK: - Queries
 
     /// True while any keyboard or input-method panel is visible.

@@ -36,7 +36,8 @@ public enum PNGEncoder {
         var out = [UInt8](repeating: 0, count: image.height * (stride + 1))
         image.bytes.withUnsafeBufferPointer { src in
             for row in 0..<image.height {
-                let base = row * stride, dst = row * (stride + 1)
+                let base = row * stride
+                let dst = row * (stride + 1)
                 out[dst] = 1
                 for i in 0..<stride {
                     let left: UInt8 = i >= 3 ? src[base + i - 3] : 0
@@ -68,6 +69,8 @@ public enum PNGEncoder {
 
 extension Data {
     fileprivate mutating func appendBigEndian(_ value: UInt32) {
-        append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+        append(contentsOf: [
+            UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF),
+        ])
     }
 }

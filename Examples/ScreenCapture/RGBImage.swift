@@ -42,8 +42,10 @@ public struct RGBImage: Sendable, Equatable {
 
     /// The part of the image inside the given rectangle (clipped to the image).
     public func cropped(x: Int, y: Int, width: Int, height: Int) -> RGBImage {
-        let left = max(0, x), top = max(0, y)
-        let right = min(self.width, x + width), bottom = min(self.height, y + height)
+        let left = max(0, x)
+        let top = max(0, y)
+        let right = min(self.width, x + width)
+        let bottom = min(self.height, y + height)
         guard right > left, bottom > top else { return RGBImage(width: 0, height: 0, filledWith: 0) }
         var out: [UInt8] = []
         out.reserveCapacity((right - left) * (bottom - top) * 3)

@@ -53,7 +53,7 @@ public final class ScreenGrabber {
         let display = try connection()
         XSync(display, 0)
         guard width > 0, height > 0,
-              let image = XGetImage(display, root, Int32(x), Int32(y), UInt32(width), UInt32(height), ~0, ZPixmap)
+            let image = XGetImage(display, root, Int32(x), Int32(y), UInt32(width), UInt32(height), ~0, ZPixmap)
         else { throw Failure(description: "XGetImage of \(width)x\(height)+\(x)+\(y) failed") }
         defer { _ = image.pointee.f.destroy_image(image) }
         return try convert(image.pointee, width: width, height: height, getPixel: image)
@@ -61,17 +61,21 @@ public final class ScreenGrabber {
 
     /// Turns the server's pixel format into RGB. 24-bit TrueColor in 32-bit pixels (every Xvfb
     /// `WxHx24` screen) is read directly; anything else goes through Xlib's per-pixel accessor.
-    private func convert(_ image: XImage, width: Int, height: Int,
-                         getPixel handle: UnsafeMutablePointer<XImage>) throws -> RGBImage {
+    private func convert(
+        _ image: XImage, width: Int, height: Int,
+        getPixel handle: UnsafeMutablePointer<XImage>
+    ) throws -> RGBImage {
         let masks = (image.red_mask, image.green_mask, image.blue_mask)
         var out = [UInt8](repeating: 0, count: width * height * 3)
         if image.bits_per_pixel == 32, masks == (0xFF0000, 0xFF00, 0xFF), image.byte_order == LSBFirst,
-           let data = image.data {
+            let data = image.data
+        {
             let stride = Int(image.bytes_per_line)
             data.withMemoryRebound(to: UInt8.self, capacity: stride * height) { src in
                 for row in 0..<height {
                     for col in 0..<width {
-                        let s = row * stride + col * 4, d = (row * width + col) * 3
+                        let s = row * stride + col * 4
+                        let d = (row * width + col) * 3
                         out[d] = src[s + 2]
                         out[d + 1] = src[s + 1]
                         out[d + 2] = src[s]

@@ -36,8 +36,10 @@ final class DemoApp {
     func run() -> Int32 {
         window.show()
         say("window 0x\(String(window.window, radix: 16))")
-        var fds = [pollfd(fd: window.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: mailbox.readFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: window.fileDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: mailbox.readFD, events: Int16(POLLIN), revents: 0),
+        ]
         while running {
             handleXEvents()
             handleMessages()
@@ -91,7 +93,8 @@ final class DemoApp {
             case ClientMessage:
                 let message = event.xclient
                 if message.message_type == window.wmProtocols, message.format == 32,
-                   Atom(UInt(bitPattern: message.data.l.0)) == window.wmDeleteWindow {
+                    Atom(UInt(bitPattern: message.data.l.0)) == window.wmDeleteWindow
+                {
                     say("closed by the window manager")
                     running = false
                 }
@@ -123,8 +126,9 @@ final class DemoApp {
             switch message {
             case .keyboard(let update):
                 keyboards.apply(update)
-                say("\(update.event.rawValue) \(update.keyboard.name) \(update.endFrame)"
-                    + " duration \(String(format: "%.3f", update.animationDuration))")
+                say(
+                    "\(update.event.rawValue) \(update.keyboard.name) \(update.endFrame)"
+                        + " duration \(String(format: "%.3f", update.animationDuration))")
                 let target = targetInset()
                 if target != bar.target {
                     bar.move(to: target, at: now, duration: update.animationDuration, curve: update.animationCurve)
@@ -151,7 +155,8 @@ final class DemoApp {
 
     private func render(inset: Int) {
         let barTop = max(0, window.height - BarMetrics.height - inset)
-        window.render(Scene(title: "KeyboardAdapter demo", body: Self.body, status: status(inset: inset), barTop: barTop))
+        window.render(
+            Scene(title: "KeyboardAdapter demo", body: Self.body, status: status(inset: inset), barTop: barTop))
         drawnInset = inset
         needsRender = false
     }
@@ -169,8 +174,10 @@ final class DemoApp {
             lines.append("Keyboards are not followed: \(problem)")
         } else {
             let visible = keyboards.visible
-            lines.append(visible.isEmpty ? "Keyboard: none visible"
-                : "Keyboard: " + visible.map { "\($0.name) at \($0.frame)" }.joined(separator: "; "))
+            lines.append(
+                visible.isEmpty
+                    ? "Keyboard: none visible"
+                    : "Keyboard: " + visible.map { "\($0.name) at \($0.frame)" }.joined(separator: "; "))
         }
         lines.append("Window: " + (frame.map { "\($0)" } ?? "not placed yet") + "   Bottom inset: \(inset) px")
         if let name = feed.backendName { lines.append("Backend: \(name)") }

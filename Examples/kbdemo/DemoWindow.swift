@@ -56,9 +56,10 @@ final class DemoWindow {
         self.width = width
         self.height = height
 
-        window = XCreateSimpleWindow(display, root, Int32(position?.x ?? 0), Int32(position?.y ?? 0),
-                                     UInt32(width), UInt32(height), 0, XBlackPixel(display, screen),
-                                     XWhitePixel(display, screen))
+        window = XCreateSimpleWindow(
+            display, root, Int32(position?.x ?? 0), Int32(position?.y ?? 0),
+            UInt32(width), UInt32(height), 0, XBlackPixel(display, screen),
+            XWhitePixel(display, screen))
         // Every pixel comes from the back buffer: no background means no flash of white when
         // the server exposes or resizes the window.
         XSetWindowBackgroundPixmap(display, window, Pixmap(None))
@@ -74,7 +75,8 @@ final class DemoWindow {
         }
         self.draw = draw
         guard let titleFont = XftFontOpenName(display, screen, "DejaVu Sans:bold:pixelsize=22"),
-              let bodyFont = XftFontOpenName(display, screen, "DejaVu Sans:pixelsize=15") else {
+            let bodyFont = XftFontOpenName(display, screen, "DejaVu Sans:pixelsize=15")
+        else {
             XCloseDisplay(display)
             throw DemoError("no font found (install fonts-dejavu-core)")
         }
@@ -91,15 +93,18 @@ final class DemoWindow {
         XStoreName(display, window, title)
         let utf8 = XInternAtom(display, "UTF8_STRING", 0)
         let titleBytes = Array(title.utf8)
-        XChangeProperty(display, window, XInternAtom(display, "_NET_WM_NAME", 0), utf8, 8, PropModeReplace,
-                        titleBytes, Int32(titleBytes.count))
+        XChangeProperty(
+            display, window, XInternAtom(display, "_NET_WM_NAME", 0), utf8, 8, PropModeReplace,
+            titleBytes, Int32(titleBytes.count))
         let pid = [UInt(getpid())]
         pid.withUnsafeBytes { bytes in
-            _ = XChangeProperty(display, window, XInternAtom(display, "_NET_WM_PID", 0), XA_CARDINAL, 32,
-                                PropModeReplace, bytes.bindMemory(to: UInt8.self).baseAddress, 1)
+            _ = XChangeProperty(
+                display, window, XInternAtom(display, "_NET_WM_PID", 0), XA_CARDINAL, 32,
+                PropModeReplace, bytes.bindMemory(to: UInt8.self).baseAddress, 1)
         }
         if let hints = XAllocClassHint() {
-            let name = strdup("kbdemo"), className = strdup("Kbdemo")
+            let name = strdup("kbdemo")
+            let className = strdup("Kbdemo")
             hints.pointee.res_name = name
             hints.pointee.res_class = className
             XSetClassHint(display, window, hints)
@@ -140,7 +145,8 @@ final class DemoWindow {
 
     /// Takes a new inner size; the back buffer follows. Returns true when the size changed.
     func resize(width: Int, height: Int) -> Bool {
-        let width = max(1, width), height = max(1, height)
+        let width = max(1, width)
+        let height = max(1, height)
         guard width != self.width || height != self.height else { return false }
         self.width = width
         self.height = height
@@ -153,7 +159,8 @@ final class DemoWindow {
 
     /// The window's inner top-left corner in root coordinates, asked of the server (a round trip).
     func positionOnScreen() -> (x: Int, y: Int)? {
-        var x: Int32 = 0, y: Int32 = 0
+        var x: Int32 = 0
+        var y: Int32 = 0
         var child: Window = 0
         guard XTranslateCoordinates(display, window, root, 0, 0, &x, &y, &child) != 0 else { return nil }
         return (Int(x), Int(y))
@@ -202,8 +209,9 @@ final class DemoWindow {
     /// An allocated colour for `0xRRGGBB` (its pixel value serves the GC too, on any visual).
     private func color(_ rgb: UInt32) -> XftColor {
         if let known = colors[rgb] { return known }
-        var render = XRenderColor(red: UInt16(rgb >> 16 & 0xFF) * 257, green: UInt16(rgb >> 8 & 0xFF) * 257,
-                                  blue: UInt16(rgb & 0xFF) * 257, alpha: 0xFFFF)
+        var render = XRenderColor(
+            red: UInt16(rgb >> 16 & 0xFF) * 257, green: UInt16(rgb >> 8 & 0xFF) * 257,
+            blue: UInt16(rgb & 0xFF) * 257, alpha: 0xFFFF)
         var allocated = XftColor()
         if XftColorAllocValue(display, visual, colormap, &render, &allocated) == 0 {
             allocated.pixel = UInt(rgb)

@@ -20,8 +20,10 @@ enum XConnectionBroken {
             return 0
         }
         // Without this hook Xlib calls exit() from inside whichever call noticed the break.
-        XSetIOErrorExitHandler(display, { _, _ in
-            XConnectionBroken.state.store(true, ordering: .releasing)
-        }, nil)
+        XSetIOErrorExitHandler(
+            display,
+            { _, _ in
+                XConnectionBroken.state.store(true, ordering: .releasing)
+            }, nil)
     }
 }

@@ -21,9 +21,11 @@ do {
         let numbers = arguments[1...].compactMap { Int($0) }
         guard numbers.count == 4 else { fail("X Y WIDTH HEIGHT must be integers") }
         let size = grabber.screenSize
-        let x = max(0, numbers[0]), y = max(0, numbers[1])
-        image = try grabber.capture(x: x, y: y, width: min(numbers[2], size.width - x),
-                                    height: min(numbers[3], size.height - y))
+        let x = max(0, numbers[0])
+        let y = max(0, numbers[1])
+        image = try grabber.capture(
+            x: x, y: y, width: min(numbers[2], size.width - x),
+            height: min(numbers[3], size.height - y))
     } else {
         image = try grabber.capture()
     }

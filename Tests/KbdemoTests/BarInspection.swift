@@ -27,8 +27,10 @@ enum BarInspection {
     /// The bar must be whole (48 rows in both margin columns), its last row must be the row just
     /// above the keyboard's top edge (within `tolerance`), or the window's last row when the
     /// keyboard covers none of the window, and no bar pixel may be inside the keyboard's frame.
-    static func problems(in image: RGBImage, window: Rect, keyboard: Rect?, color: UInt32, height: Int,
-                         margin: Int, tolerance: Int = 1) -> [String] {
+    static func problems(
+        in image: RGBImage, window: Rect, keyboard: Rect?, color: UInt32, height: Int,
+        margin: Int, tolerance: Int = 1
+    ) -> [String] {
         var problems: [String] = []
         let covered = keyboard.flatMap { $0.intersection(window) }
         // Where the bar should end (exclusive): on the keyboard's top edge, or the window's bottom.
@@ -44,8 +46,9 @@ enum BarInspection {
                 problems.append("column \(x): the bar has \(run.count) visible rows (\(run)), not \(height)")
             }
             if abs(run.upperBound - expectedEnd) > tolerance {
-                problems.append("column \(x): the bar's last row is \(run.upperBound - 1), expected \(expectedEnd - 1)"
-                                + (keyboard.map { " (keyboard top edge \($0.y))" } ?? " (window bottom)"))
+                problems.append(
+                    "column \(x): the bar's last row is \(run.upperBound - 1), expected \(expectedEnd - 1)"
+                        + (keyboard.map { " (keyboard top edge \($0.y))" } ?? " (window bottom)"))
             }
         }
         if let covered {

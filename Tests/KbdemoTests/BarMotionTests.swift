@@ -1,5 +1,6 @@
 import KeyboardAdapter
 import Testing
+
 @testable import kbdemo
 
 @Suite("kbdemo: bar motion")

@@ -1,7 +1,8 @@
 import Foundation
 import KeyboardAdapter
-import Testing
 import TestSupport
+import Testing
+
 @testable import kbdemo
 
 /// The proof a person would accept: screen captures of kbdemo under Xvfb + openbox with a real

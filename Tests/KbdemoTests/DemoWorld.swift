@@ -1,8 +1,9 @@
 import Foundation
 import KeyboardAdapter
 import ScreenCapture
-import Testing
 import TestSupport
+import Testing
+
 @testable import kbdemo
 
 /// One pixel test's world: a private Xvfb with openbox, the kbdemo binary on it, and a screen
@@ -50,10 +51,11 @@ final class DemoWorld {
         self.demo = demo
         var id: UInt?
         try Wait.require("kbdemo to create its window", timeout: 15) {
-            id = demo.log.split(separator: "\n").lazy.compactMap { line -> UInt? in
-                guard line.hasPrefix("kbdemo: window 0x") else { return nil }
-                return UInt(line.dropFirst("kbdemo: window 0x".count), radix: 16)
-            }.first
+            id =
+                demo.log.split(separator: "\n").lazy.compactMap { line -> UInt? in
+                    guard line.hasPrefix("kbdemo: window 0x") else { return nil }
+                    return UInt(line.dropFirst("kbdemo: window 0x".count), radix: 16)
+                }.first
             return id != nil || !demo.isRunning
         }
         guard let id, demo.isRunning else { throw TestFailure("kbdemo did not start: \(demo.log)") }
@@ -68,7 +70,8 @@ final class DemoWorld {
 
     /// The kbdemo binary SwiftPM built next to the test bundle.
     static var binary: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         while dir.path != "/" {
             let candidate = dir.appendingPathComponent("kbdemo").path
@@ -80,7 +83,9 @@ final class DemoWorld {
 
     /// A window's frame as `xwininfo -id` reports it; throws when it is gone.
     func frame(of id: UInt) throws -> Rect {
-        guard let info = try session.xwininfo(id) else { throw TestFailure("xwininfo found no window 0x\(String(id, radix: 16))") }
+        guard let info = try session.xwininfo(id) else {
+            throw TestFailure("xwininfo found no window 0x\(String(id, radix: 16))")
+        }
         return Rect(x: info.x, y: info.y, width: info.width, height: info.height)
     }
 
@@ -89,8 +94,9 @@ final class DemoWorld {
         var found: UInt?
         let appeared = Wait.until(timeout: 15, interval: 0.1) {
             // xdotool exits with 1 while nothing matches.
-            let output = try? Programs.run("xdotool", ["search", "--onlyvisible"] + query,
-                                           environment: session.environment, timeout: 10)
+            let output = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible"] + query,
+                environment: session.environment, timeout: 10)
             found = output?.output.split(separator: "\n").compactMap { UInt($0) }.first
             return found != nil
         }
@@ -107,19 +113,23 @@ final class DemoWorld {
             guard let windowFrame = try? frame(of: window) else { return false }
             let keyboardFrame = keyboard.flatMap { try? frame(of: $0) }
             guard keyboard == nil || keyboardFrame != nil, let image = try? grabber.capture() else { return false }
-            let problems = BarInspection.problems(in: image, window: windowFrame, keyboard: keyboardFrame,
-                                                  color: Palette.bar, height: BarMetrics.height,
-                                                  margin: BarMetrics.fieldMargin)
+            let problems = BarInspection.problems(
+                in: image, window: windowFrame, keyboard: keyboardFrame,
+                color: Palette.bar, height: BarMetrics.height,
+                margin: BarMetrics.fieldMargin)
             last = (image, problems, windowFrame, keyboardFrame)
             return problems.isEmpty
         }
         guard !settled else {
-            print("\(step): bar verified for window \(last!.window), keyboard \(last!.keyboard.map { "\($0)" } ?? "hidden")")
+            print(
+                "\(step): bar verified for window \(last!.window), keyboard \(last!.keyboard.map { "\($0)" } ?? "hidden")"
+            )
             return
         }
         let path = session.directory + "/failed-" + step.replacingOccurrences(of: " ", with: "-") + ".png"
         if let image = last?.image { try? PNGEncoder.write(image, to: path) }
-        Issue.record("""
+        Issue.record(
+            """
             \(step): the bar is not where it belongs after 10 s (window \(last.map { "\($0.window)" } ?? "?"), \
             keyboard \(last?.keyboard.map { "\($0)" } ?? "hidden")): \(last?.problems ?? ["no capture"]); capture: \(path)
             """, sourceLocation: sourceLocation)

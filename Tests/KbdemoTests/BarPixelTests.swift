@@ -25,7 +25,7 @@ struct BarPixelTests {
         try world.session.xdotool("windowmove", String(keyboard), "0", String(app.maxY - 260))
         try world.expectBar(keyboard: keyboard, "xvkbd moved up")
 
-        // The window moves up by 80 px: it is covered less, the bar still sits on the keyboard.
+        // The window moves up by 40 px: it is covered less, the bar must still end on the keyboard.
         try world.session.xdotool("windowmove", String(world.window), "240", "0")
         try world.expectBar(keyboard: keyboard, "window moved up")
 

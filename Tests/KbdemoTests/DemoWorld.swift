@@ -104,12 +104,16 @@ final class DemoWorld {
         return found
     }
 
+    /// How long the bar may take to reach its place: generous, for a loaded CI machine running
+    /// other server tests side by side.
+    static let settleDeadline = 15.0
+
     /// Waits until the capture shows the bar where it belongs for the app window and the keyboard
     /// (nil: hidden), both read from `xwininfo` at each try; records the problems and saves the
     /// last capture as a PNG file when it never does.
     func expectBar(keyboard: UInt?, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         var last: (image: RGBImage, problems: [String], window: Rect, keyboard: Rect?)?
-        let settled = Wait.until(timeout: 10, interval: 0.1) {
+        let settled = Wait.until(timeout: Self.settleDeadline, interval: 0.1) {
             guard let windowFrame = try? frame(of: window) else { return false }
             let keyboardFrame = keyboard.flatMap { try? frame(of: $0) }
             guard keyboard == nil || keyboardFrame != nil, let image = try? grabber.capture() else { return false }
@@ -130,7 +134,7 @@ final class DemoWorld {
         if let image = last?.image { try? PNGEncoder.write(image, to: path) }
         Issue.record(
             """
-            \(step): the bar is not where it belongs after 10 s (window \(last.map { "\($0.window)" } ?? "?"), \
+            \(step): the bar is not where it belongs after \(Self.settleDeadline) s (window \(last.map { "\($0.window)" } ?? "?"), \
             keyboard \(last?.keyboard.map { "\($0)" } ?? "hidden")): \(last?.problems ?? ["no capture"]); capture: \(path)
             """, sourceLocation: sourceLocation)
     }

@@ -91,6 +91,28 @@ public final class XTestClient: @unchecked Sendable {
         XFlush(handle)
     }
 
+    /// Whether a window manager reparents new windows: maps a small probe window, waits up to
+    /// `timeout` seconds for it to be framed, then destroys it. A window manager that has just
+    /// claimed the screen may not be serving map requests yet; this proves that it is.
+    public func windowManagerFramesWindows(timeout: Double) -> Bool {
+        let probe = XCreateSimpleWindow(handle, root, 0, 0, 10, 10, 0, 0, 0)
+        XMapWindow(handle, probe)
+        XSync(handle, 0)
+        defer {
+            XDestroyWindow(handle, probe)
+            XSync(handle, 0)
+        }
+        return Wait.until(timeout: timeout, interval: 0.01) {
+            var rootReturn: Window = 0
+            var parent: Window = 0
+            var children: UnsafeMutablePointer<Window>?
+            var count: UInt32 = 0
+            guard XQueryTree(handle, probe, &rootReturn, &parent, &children, &count) != 0 else { return false }
+            if let children { XFree(children) }
+            return parent != root
+        }
+    }
+
     /// Sends buffered requests and waits until the server has handled them.
     public func sync() { XSync(handle, 0) }
 

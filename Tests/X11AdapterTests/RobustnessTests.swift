@@ -73,4 +73,31 @@ struct RobustnessTests {
         try h.expectFrameMatchesServer(try #require(moved.last))
         #expect(h.sink.failures.isEmpty)
     }
+
+    @Test("hostile class and title bytes (invalid UTF-8, escapes, huge) are decoded lossily and matched by a user rule")
+    func hostileNames() throws {
+        let hostileClass = "Hostile\u{1b}[2J"
+        // Invalid UTF-8 (0xff 0xfe) decodes to two replacement characters; the escape stays as it is.
+        let rule = KeyboardRule(name: "hostile", windowClass: hostileClass, title: "Bad\u{FFFD}\u{FFFD}\u{1b}]0;x")
+        guard let h = try Harness.make(openbox: false, programs: [], rules: KeyboardRules.builtIn.adding([rule])) else { return }
+        let client = try XTestClient.connect(h.session.display)
+        // A huge title on a window that is no keyboard, then the hostile keyboard.
+        let noise = client.createWindow(x: 0, y: 0, width: 50, height: 50, classBytes: Array("a\0b\0".utf8),
+                                        titleBytes: Array(repeating: 0xff, count: 200_000))
+        let window = client.createWindow(
+            x: 40, y: 600, width: 600, height: 150, classBytes: [0xff, 0xfe, 0] + Array("\(hostileClass)\0".utf8),
+            titleBytes: Array("Bad".utf8) + [0xff, 0xfe] + Array("\u{1b}]0;x".utf8))
+        let shown = try h.sink.waitForEvents([.willShow, .didShow], since: 0, "the hostile window to show as a keyboard")
+        #expect(events(shown) == [.willShow, .didShow], "\(describe(shown))")
+        #expect(shown.last?.keyboard.name == "hostile")
+        #expect(try windowID(try #require(shown.last).keyboard) == window)
+        try h.expectFrameMatchesServer(try #require(shown.last))
+
+        let mark = h.sink.mark
+        client.destroy(window)
+        client.destroy(noise)
+        let gone = try h.sink.waitForEvents([.willHide, .didHide], since: mark, "the hostile window to go")
+        #expect(events(gone) == [.willHide, .didHide])
+        #expect(h.sink.failures.isEmpty)
+    }
 }

@@ -213,20 +213,21 @@ final class WindowTracker {
         measureOffset(client)
     }
 
-    /// The client's inner corner relative to its frame's outer corner, asked from the server in
-    /// one consistent moment.
+    /// The client's outer corner relative to its frame's outer corner. The position comes from one
+    /// request, so it is consistent even while the window manager moves the frame; the borders
+    /// (which rarely change) from two more.
     private func measureOffset(_ client: Window) {
         guard let frame = windows[client]?.frame,
-              let inner = display.rootPosition(of: client),
-              let outer = display.outerPosition(of: frame)
+              let inner = display.position(of: client, in: frame),
+              let own = display.geometry(of: client),
+              let outer = display.geometry(of: frame)
         else {
             windows[client]?.offsetInFrame = nil
             return
         }
-        windows[client]?.offsetInFrame = (inner.x - outer.x, inner.y - outer.y)
-        // The frame's cached position may lag behind the server's; take the server's.
-        windows[frame]?.x = outer.x
-        windows[frame]?.y = outer.y
+        windows[client]?.offsetInFrame = (inner.x + outer.border - own.border, inner.y + outer.border - own.border)
+        windows[client]?.border = own.border
+        windows[frame]?.border = outer.border
     }
 
     /// The root-level ancestor of `window`.
@@ -389,14 +390,24 @@ final class WindowTracker {
 
     // MARK: Observations
 
-    /// The client's absolute inner geometry, as `xwininfo -id` reports it.
+    /// The client's absolute geometry as `xwininfo -id` reports it: the root position of its outer
+    /// corner (border included) and its inner size.
     private func absoluteFrame(_ tracked: Tracked) -> Rect? {
         if tracked.parent == display.root {
-            return Rect(x: tracked.x + tracked.border, y: tracked.y + tracked.border,
-                        width: tracked.width, height: tracked.height)
+            return Rect(x: tracked.x, y: tracked.y, width: tracked.width, height: tracked.height)
         }
         guard let frame = tracked.frame, let offset = tracked.offsetInFrame, let outer = windows[frame] else { return nil }
         return Rect(x: outer.x + offset.x, y: outer.y + offset.y, width: tracked.width, height: tracked.height)
+    }
+
+    /// Whether the client's frame is big enough to hold it. Window managers animate iconify and
+    /// restore by shrinking and moving the frame around the (unchanged) client; while the frame
+    /// cannot hold the client, its geometry says nothing about where the keyboard will be.
+    private func frameHolds(_ tracked: Tracked) -> Bool {
+        guard let frame = tracked.frame.flatMap({ windows[$0] }), let offset = tracked.offsetInFrame else { return true }
+        return offset.x >= 0 && offset.y >= 0
+            && offset.x + tracked.width + 2 * tracked.border <= frame.width + 2 * frame.border
+            && offset.y + tracked.height + 2 * tracked.border <= frame.height + 2 * frame.border
     }
 
     /// Works out the keyboard window's current observation and delivers it if anything changed.
@@ -414,6 +425,9 @@ final class WindowTracker {
         }
         let frameMapped = tracked.frame.map { windows[$0]?.isMapped ?? false } ?? true
         let isShown = tracked.isMapped && frameMapped && !keyboard.isIconic
+        // Mid-animation or mid-resize (the frame shrank before the client did): wait for the
+        // geometry to make sense again rather than report a frame the keyboard never has.
+        if isShown, !frameHolds(tracked) { return }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
         var observation = Observation(time: MonotonicClock.now(), keyboard: identity, frame: nil, output: output,

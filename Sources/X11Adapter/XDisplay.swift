@@ -269,22 +269,23 @@ final class XDisplay {
             overrideRedirect: raw.override_redirect != 0)
     }
 
-    /// The root position of the window's inner top-left corner (inside its border), as `xwininfo`
-    /// reports it; nil when it is gone.
-    func rootPosition(of window: Window) -> (x: Int, y: Int)? {
+    /// Where `window`'s inner top-left corner (inside its border) is in `ancestor`'s inner
+    /// coordinates, in one request; nil when either is gone.
+    func position(of window: Window, in ancestor: Window) -> (x: Int, y: Int)? {
         var x: Int32 = 0, y: Int32 = 0
         var child: Window = 0
-        guard XTranslateCoordinates(handle, window, root, 0, 0, &x, &y, &child) != 0 else { return nil }
+        guard XTranslateCoordinates(handle, window, ancestor, 0, 0, &x, &y, &child) != 0 else { return nil }
         return (Int(x), Int(y))
     }
 
-    /// The window's outer position relative to its parent; nil when it is gone.
-    func outerPosition(of window: Window) -> (x: Int, y: Int)? {
+    /// The window's geometry from the server: outer position relative to its parent, inner size
+    /// and border width; nil when it is gone.
+    func geometry(of window: Window) -> (x: Int, y: Int, width: Int, height: Int, border: Int)? {
         var rootReturn: Window = 0
         var x: Int32 = 0, y: Int32 = 0
         var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
         guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else { return nil }
-        return (Int(x), Int(y))
+        return (Int(x), Int(y), Int(width), Int(height), Int(border))
     }
 
     /// The window's parent and children (bottom to top); nil when it is gone.

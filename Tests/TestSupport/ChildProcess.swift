@@ -30,7 +30,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         if stdinNull { process.standardInput = FileHandle.nullDevice }
-        try process.run()
+        try withDefaultSignalMask { try process.run() }
         self.process = process
         pid = process.processIdentifier
     }
@@ -136,7 +136,7 @@ public enum Programs {
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try withDefaultSignalMask { try process.run() }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         if !Wait.until(timeout: timeout, { !process.isRunning }) {
             kill(process.processIdentifier, SIGKILL)
@@ -144,4 +144,16 @@ public enum Programs {
         }
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+}
+
+/// Runs `body` (which starts a program) with no signal blocked on the calling thread. A child
+/// inherits its parent thread's signal mask, and the test runner's threads block SIGTERM among
+/// others: without this, programs a test starts ignore SIGTERM and are only ended by SIGKILL.
+func withDefaultSignalMask<T>(_ body: () throws -> T) rethrows -> T {
+    var empty = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&empty)
+    pthread_sigmask(SIG_SETMASK, &empty, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    return try body()
 }

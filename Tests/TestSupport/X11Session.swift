@@ -77,6 +77,11 @@ public final class X11Session: @unchecked Sendable {
             client.rootCardinals("_NET_SUPPORTING_WM_CHECK")?.first.map { $0 != 0 } ?? false || !openbox.isRunning
         }
         guard openbox.isRunning else { throw TestFailure("openbox exited: \(openbox.log)") }
+        // openbox drops map requests that arrive while it starts up, after it has claimed the
+        // screen: probe with fresh windows until one is framed.
+        guard Wait.until(timeout: 15, { client.windowManagerFramesWindows(timeout: 0.5) }) else {
+            throw TestFailure("openbox on \(display) did not frame a new window within 15 s")
+        }
     }
 
     /// Runs a program on this server to completion and returns its output; throws on failure.
@@ -125,5 +130,9 @@ public final class X11Session: @unchecked Sendable {
         }
         for child in started.reversed() { child.stop(grace: 1) }
         server.stop(grace: 2)
+        // Logs stay for a look after a failure when X11_TEST_KEEP is set.
+        if ProcessInfo.processInfo.environment["X11_TEST_KEEP"] == nil {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 }

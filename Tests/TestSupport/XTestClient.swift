@@ -80,6 +80,36 @@ public final class XTestClient: @unchecked Sendable {
         XSync(handle, 0)
     }
 
+    /// Creates and maps a top-level window with raw WM_CLASS and title bytes (which need not be
+    /// valid text), and returns its id once the server has it.
+    public func createWindow(x: Int, y: Int, width: Int, height: Int, classBytes: [UInt8], titleBytes: [UInt8],
+                             overrideRedirect: Bool = false) -> Window {
+        var attributes = XSetWindowAttributes()
+        attributes.override_redirect = overrideRedirect ? 1 : 0
+        let window = XCreateWindow(handle, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, 0,
+                                   UInt32(InputOutput), nil, UInt(CWOverrideRedirect), &attributes)
+        setProperty(window, "WM_CLASS", type: Atom(XA_STRING), classBytes)
+        setProperty(window, "_NET_WM_NAME", type: atom("UTF8_STRING"), titleBytes)
+        setProperty(window, "WM_NAME", type: Atom(XA_STRING), titleBytes)
+        XMapWindow(handle, window)
+        XSync(handle, 0)
+        return window
+    }
+
+    /// Replaces a format-8 property with raw bytes.
+    public func setProperty(_ window: Window, _ name: String, type: Atom, _ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { buffer in
+            _ = XChangeProperty(handle, window, atom(name), type, 8, PropModeReplace, buffer.baseAddress,
+                                Int32(buffer.count))
+        }
+    }
+
+    /// Destroys a window this connection created.
+    public func destroy(_ window: Window) {
+        XDestroyWindow(handle, window)
+        XSync(handle, 0)
+    }
+
     /// Asks for `window` to be moved and resized (a configure request, like an app or xdotool),
     /// and sends it at once.
     public func configure(_ window: Window, x: Int, y: Int, width: Int? = nil, height: Int? = nil) {
@@ -89,6 +119,28 @@ public final class XTestClient: @unchecked Sendable {
             XMoveWindow(handle, window, Int32(x), Int32(y))
         }
         XFlush(handle)
+    }
+
+    /// Whether a window manager reparents new windows: maps a small probe window, waits up to
+    /// `timeout` seconds for it to be framed, then destroys it. A window manager that has just
+    /// claimed the screen may not be serving map requests yet; this proves that it is.
+    public func windowManagerFramesWindows(timeout: Double) -> Bool {
+        let probe = XCreateSimpleWindow(handle, root, 0, 0, 10, 10, 0, 0, 0)
+        XMapWindow(handle, probe)
+        XSync(handle, 0)
+        defer {
+            XDestroyWindow(handle, probe)
+            XSync(handle, 0)
+        }
+        return Wait.until(timeout: timeout, interval: 0.01) {
+            var rootReturn: Window = 0
+            var parent: Window = 0
+            var children: UnsafeMutablePointer<Window>?
+            var count: UInt32 = 0
+            guard XQueryTree(handle, probe, &rootReturn, &parent, &children, &count) != 0 else { return false }
+            if let children { XFree(children) }
+            return parent != root
+        }
     }
 
     /// Sends buffered requests and waits until the server has handled them.

@@ -13,7 +13,9 @@ final class Harness {
 
     /// Starts a server (with openbox when asked) and the backend on it. Returns nil, after
     /// printing why, when a needed program is missing outside CI.
-    static func make(openbox: Bool, programs: [String], startBackend: Bool = true) throws -> Harness? {
+    static func make(openbox: Bool, programs: [String], rules: KeyboardRules = .builtIn, startBackend: Bool = true) throws
+        -> Harness?
+    {
         let needed = ["Xvfb", "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs
         let missing = try Programs.missing(needed)
         if !missing.isEmpty {
@@ -22,14 +24,14 @@ final class Harness {
         }
         let session = try X11Session()
         if openbox { try session.startWindowManager() }
-        let harness = Harness(session: session)
+        let harness = Harness(session: session, rules: rules)
         if startBackend { try harness.backend.start(sink: harness.sink) }
         return harness
     }
 
-    private init(session: X11Session) {
+    private init(session: X11Session, rules: KeyboardRules) {
         self.session = session
-        backend = X11Backend(displayName: session.display, rules: .builtIn)
+        backend = X11Backend(displayName: session.display, rules: rules)
         sink = TrackingSink()
     }
 

@@ -1,0 +1,108 @@
+import Foundation
+
+/// onboard on an `X11Session`, on a session bus of its own (`dbus-run-session`), with its
+/// settings in dconf on that bus so that a test can change them while it runs. Without a bus of
+/// its own, onboard would start (or find) a shared one and leave stray daemons behind.
+public final class Onboard: @unchecked Sendable {
+    /// `dbus-run-session`, which owns the bus and ends it when onboard exits.
+    public let runner: ChildProcess
+    /// onboard's own process id.
+    public let pid: Int32
+    /// The address of the private session bus.
+    public let busAddress: String
+    private let session: X11Session
+
+    /// A setting: schema, key and value in `gsettings` syntax.
+    public typealias Setting = (schema: String, key: String, value: String)
+
+    /// Settings that keep onboard to its keyboard window: no status icon, no icon palette.
+    public static let quiet: [Setting] = [
+        ("org.onboard", "show-status-icon", "false"),
+        ("org.onboard.icon-palette", "in-use", "false"),
+        ("org.onboard", "start-minimized", "false"),
+    ]
+
+    /// Starts onboard with `settings` applied first.
+    public init(on session: X11Session, settings: [Setting]) throws {
+        self.session = session
+        let tag = UUID().uuidString.prefix(8)
+        let busFile = "\(session.directory)/onboard-\(tag).bus"
+        let pidFile = "\(session.directory)/onboard-\(tag).pid"
+        let script = "\(session.directory)/onboard-\(tag).sh"
+        var lines = ["#!/bin/sh", "set -e", "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(busFile).tmp'"]
+        for setting in settings {
+            lines.append("gsettings set \(setting.schema) \(setting.key) \"\(setting.value)\"")
+        }
+        lines += ["mv '\(busFile).tmp' '\(busFile)'", "echo $$ > '\(pidFile)'", "exec onboard"]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let runner = try session.start("dbus-run-session", ["--", script])
+        self.runner = runner
+        var address = "", pid: Int32 = 0
+        try Wait.require("onboard's session bus and pid", timeout: 15) {
+            address = ((try? String(contentsOfFile: busFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            pid = Int32(((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            return (!address.isEmpty && pid > 0) || !runner.isRunning
+        }
+        guard runner.isRunning else { throw TestFailure("onboard's session ended at once: \(runner.log)") }
+        busAddress = address
+        self.pid = pid
+    }
+
+    deinit { stop() }
+
+    /// Calls a method of onboard's keyboard interface (`Show`, `Hide`, `ToggleVisible`).
+    public func call(_ method: String) throws {
+        try session.run("dbus-send", [
+            "--bus=\(busAddress)", "--print-reply", "--dest=org.onboard.Onboard", "/org/onboard/Onboard/Keyboard",
+            "org.onboard.Onboard.Keyboard.\(method)",
+        ])
+    }
+
+    /// Changes a setting while onboard runs.
+    public func set(_ schema: String, _ key: String, _ value: String) throws {
+        try session.run("gsettings", ["set", schema, key, value], environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress])
+    }
+
+    /// Ends onboard by its pid, lets `dbus-run-session` end its bus, and ends by pid whatever
+    /// the bus started that is still there (a runner stopped too early leaves its daemon behind).
+    public func stop() {
+        let started = Self.descendants(of: runner.pid)
+        if pid > 0, kill(pid, 0) == 0, !isZombie(pid) {
+            kill(pid, SIGTERM)
+            if !Wait.until(timeout: 2, { kill(pid, 0) != 0 || isZombie(pid) }) { kill(pid, SIGKILL) }
+        }
+        _ = runner.waitForExit(timeout: 3)
+        runner.stop(grace: 1)
+        for leftover in started where leftover != pid && kill(leftover, 0) == 0 && !isZombie(leftover) {
+            kill(leftover, SIGTERM)
+        }
+    }
+
+    /// The processes below `root`, from /proc (children before grandchildren).
+    static func descendants(of root: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var parents: [Int32: Int32] = [:]
+        for entry in entries {
+            guard let pid = Int32(entry),
+                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let fields = stat.split(separator: ")").last?.split(separator: " "),
+                  fields.count > 1, let parent = Int32(fields[1]) else { continue }
+            parents[pid] = parent
+        }
+        var found: [Int32] = []
+        var frontier = [root]
+        while let next = frontier.first {
+            frontier.removeFirst()
+            let children = parents.filter { $0.value == next }.map(\.key).sorted()
+            found += children
+            frontier += children
+        }
+        return found
+    }
+
+    private func isZombie(_ pid: Int32) -> Bool {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
+    }
+}

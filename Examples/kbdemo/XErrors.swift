@@ -19,7 +19,9 @@ enum XConnectionBroken {
             say("X error \(code) on request \(request), ignored")
             return 0
         }
-        // Without this hook Xlib calls exit() from inside whichever call noticed the break.
+        // Xlib's default I/O error handler exits; this one returns, and the exit hook below
+        // records the break, so the failing call unwinds and the loop ends with a message.
+        XSetIOErrorHandler { _ in 0 }
         XSetIOErrorExitHandler(
             display,
             { _, _ in

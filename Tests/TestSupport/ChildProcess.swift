@@ -99,7 +99,7 @@ public enum Programs {
     public static func find(_ name: String) -> String? {
         if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":") + ["/usr/sbin", "/sbin", "/usr/libexec"] {
+        for dir in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/libexec"] {
             let candidate = "\(dir)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

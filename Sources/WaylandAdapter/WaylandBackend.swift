@@ -1,0 +1,157 @@
+import Foundation
+import KeyboardAdapterCore
+import Synchronization
+
+/// One output as the Wayland backend sees it.
+public struct WaylandOutputStatus: Sendable, Hashable, CustomStringConvertible {
+    /// The output's name and global logical frame.
+    public var output: Output
+    /// Its usable area (the output minus every exclusive zone) in global logical pixels, once
+    /// the probe has measured it.
+    public var usableArea: Rect?
+
+    /// Creates a status value.
+    public init(output: Output, usableArea: Rect?) {
+        self.output = output
+        self.usableArea = usableArea
+    }
+
+    /// The output and its usable area.
+    public var description: String { "\(output) usable \(usableArea.map(\.description) ?? "unknown")" }
+}
+
+/// The `wayland` backend: sees docked on-screen keyboards on compositors with wlr-layer-shell
+/// (sway, phoc, Hyprland, river, cage, labwc) by watching each output's usable area shrink.
+///
+/// What it can tell, and what it cannot:
+/// - Only docked keyboards (exclusive zone > 0) are seen; their frame is the reserved strip at
+///   the output's edge (exclusive zone plus margin), reported as `.derived` geometry.
+/// - Panels (swaybar) are told apart by a per-edge baseline: the smallest inset seen. A
+///   keyboard already visible when watching starts counts as baseline until it first hides.
+/// - Keyboard ids are `wayland:` + output name + edge; the keyboard program is not known.
+/// - `isLocal` is left nil: the manager fills it from what the app says about its text input.
+/// - The layout is the seat keyboard's (where one exists), else nil.
+/// - Compositors without `zwlr_layer_shell_v1` (Weston, GNOME) are reported unavailable.
+public final class WaylandBackend: KeyboardBackend {
+    /// `wayland`.
+    public let name = "wayland"
+    /// Docking, outputs and layout; no own frames (only the reserved space), no floating keyboards.
+    public let capabilities: BackendCapabilities = [.reportsDocking, .reportsOutputs, .reportsLayout]
+    /// The socket given at creation (a name in `XDG_RUNTIME_DIR` or an absolute path), or nil
+    /// for `WAYLAND_DISPLAY`.
+    public let displayName: String?
+
+    private let running = Mutex<Running?>(nil)
+    private let latestStatus = Mutex<[WaylandOutputStatus]>([])
+
+    /// The registration that the `KeyboardAdapter` umbrella adds to the registry.
+    public static let registration = BackendRegistry.Registration(
+        name: "wayland", hint: BackendSessionHint(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland"),
+        make: { WaylandBackend() })
+
+    /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or
+    /// at `WAYLAND_DISPLAY` when nil. Nothing connects until `availability()` or `start(sink:)`.
+    public init(display: String? = nil) {
+        displayName = display
+    }
+
+    /// Connects briefly and checks that the compositor offers what the probe needs.
+    public func availability() -> BackendAvailability {
+        if displayName == nil, ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ $0.isEmpty }) ?? true {
+            return .unavailable(reason: "WAYLAND_DISPLAY is not set")
+        }
+        do {
+            let session = try WaylandSession(display: displayName)
+            defer { session.destroy() }
+            if let missing = Self.missingInterface(session) {
+                return .unavailable(reason: Self.unsupportedReason(missing: missing, session: session))
+            }
+            return .available(detail: "layer-shell probe on the compositor at \(session.connection.socketName)")
+        } catch {
+            return .unavailable(reason: error.description)
+        }
+    }
+
+    private static func missingInterface(_ session: WaylandSession) -> String? {
+        [WaylandSession.layerShellInterface, "wl_compositor"].first { !session.offers($0) }
+    }
+
+    private static func unsupportedReason(missing: String, session: WaylandSession) -> String {
+        var reason = "compositor at \(session.connection.socketName) lacks \(missing); "
+            + "on-screen keyboard geometry is not observable"
+        if session.offers("zwp_input_panel_v1") {
+            reason += " (its zwp_input_panel_v1 is private to the compositor's own input method)"
+        }
+        return reason
+    }
+
+    /// Connects, sets up one probe per output, and starts the loop thread. Keyboards already
+    /// docked now count as baseline (see the type's notes), so nothing is delivered at start.
+    public func start(sink: any ObservationSink) throws {
+        try running.withLock { current in
+            guard current == nil else { return }
+            let session: WaylandSession
+            do {
+                session = try WaylandSession(display: displayName)
+                if let missing = Self.missingInterface(session) {
+                    let reason = Self.unsupportedReason(missing: missing, session: session)
+                    session.destroy()
+                    throw BackendFailure(backend: name, reason: reason)
+                }
+                session.onStatus = { [weak self] status in self?.latestStatus.withLock { $0 = status } }
+                try session.bind()
+                latestStatus.withLock { $0 = session.status }
+                session.deliver = { sink.deliver($0) }
+            } catch let error as WaylandError {
+                throw BackendFailure(backend: name, reason: error.description)
+            }
+            let wake = try WakePipe()
+            let finished = DispatchSemaphore(value: 0)
+            let box = SessionBox(session: session)
+            let backendName = name
+            let thread = Thread {
+                let end = box.session.connection.run(wakeFD: wake.readFD)
+                if case .lost(let reason) = end {
+                    box.session.hideAll()
+                    box.session.deliver = nil
+                    sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
+                }
+                box.session.destroy()
+                box.session = nil
+                finished.signal()
+            }
+            thread.name = "KeyboardAdapter.wayland"
+            thread.start()
+            current = Running(wake: wake, finished: finished)
+        }
+    }
+
+    /// Ends the loop thread and disconnects; returns once no further sink call will be made.
+    public func stop() {
+        guard let current = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        current.wake.wake()
+        current.finished.wait()
+    }
+
+    /// The outputs and their usable areas as last measured (empty before `start`).
+    public var outputs: [WaylandOutputStatus] { latestStatus.withLock { $0 } }
+
+    /// Availability, then each output and its usable area when running.
+    public func diagnose() -> [String] {
+        var lines = ["\(name): \(availability().explanation)"]
+        lines += outputs.map { "\(name): output \($0)" }
+        return lines
+    }
+}
+
+/// What a started backend holds across threads.
+private struct Running: Sendable {
+    let wake: WakePipe
+    let finished: DispatchSemaphore
+}
+
+/// Hands the session to the loop thread, which alone touches it from then on.
+private final class SessionBox: @unchecked Sendable {
+    var session: WaylandSession!
+    init(session: WaylandSession) { self.session = session }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// A private D-Bus session bus for one test (squeekboard serves `sm.puri.OSK0` on it), ended by
+/// its pid when released.
+public final class SessionBus: @unchecked Sendable {
+    /// The bus daemon.
+    public let process: ChildProcess
+    /// `unix:path=...`, for `DBUS_SESSION_BUS_ADDRESS` and `busctl --address`.
+    public let address: String
+
+    /// Starts `dbus-daemon --session` listening in `directory`, and waits for its socket.
+    public init(directory: String, home: String, timeout: Double = 10) throws {
+        let socket = directory + "/bus"
+        address = "unix:path=" + socket
+        process = try ChildProcess("dbus-daemon", ["--session", "--address=\(address)", "--nofork"],
+                                   environment: ["HOME": home, "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
+                                   directory: directory)
+        let daemon = process
+        do {
+            try Wait.require("the session bus socket \(socket)", timeout: timeout) {
+                FileManager.default.fileExists(atPath: socket) || !daemon.isRunning
+            }
+            if !daemon.isRunning { throw TestFailure("dbus-daemon exited early:\n\(daemon.log)") }
+        } catch {
+            daemon.stop()
+            throw error
+        }
+    }
+
+    /// Runs `busctl` on this bus and returns its output; throws when it fails.
+    @discardableResult
+    public func busctl(_ arguments: [String]) throws -> String {
+        let result = try Programs.run("busctl", ["--address=\(address)"] + arguments)
+        guard result.status == 0 else {
+            throw TestFailure("busctl \(arguments.joined(separator: " ")) failed with status \(result.status)")
+        }
+        return result.output
+    }
+
+    /// Waits until some client owns `name` on the bus.
+    public func waitForName(_ name: String, timeout: Double = 15) throws {
+        let owned = Wait.until(timeout: timeout, interval: 0.1) {
+            ((try? busctl(["list", "--acquired"])) ?? "").contains(name)
+        }
+        if !owned { throw TestFailure("timed out after \(timeout) s waiting for \(name) on the session bus") }
+    }
+
+    /// Ends the daemon by its pid.
+    public func stop() { process.stop() }
+
+    deinit { process.stop() }
+}

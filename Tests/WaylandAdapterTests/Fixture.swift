@@ -22,6 +22,32 @@ enum Fixture {
         }
     }
 
+    /// Waits until sway's focused workspace area (from IPC, the compositor's own view) satisfies
+    /// `condition`, and returns it.
+    static func waitForWorkspaceArea(_ sway: HeadlessSway, _ what: String, timeout: Double = 10,
+                                     _ condition: (Rect) -> Bool) throws -> Rect {
+        var area: Rect?
+        let held = Wait.until(timeout: timeout, interval: 0.05) {
+            area = try? workspaceArea(sway)
+            return area.map(condition) ?? false
+        }
+        guard held, let area else {
+            throw TestFailure("timed out after \(timeout) s waiting for \(what) in sway's workspace area "
+                              + "(last \(area.map(\.description) ?? "none"))")
+        }
+        return area
+    }
+
+    /// The first workspace's rectangle, from `swaymsg -t get_workspaces`.
+    static func workspaceArea(_ sway: HeadlessSway) throws -> Rect {
+        let json = try sway.message(["-t", "get_workspaces", "-r"])
+        guard let list = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
+              let rect = list.first?["rect"] as? [String: Int],
+              let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"]
+        else { throw TestFailure("unexpected get_workspaces reply: \(json)") }
+        return Rect(x: x, y: y, width: width, height: height)
+    }
+
     /// One line per update with everything a test pins down: event, id, frames, docking,
     /// output, provenance, layout.
     static func lines(_ updates: [KeyboardUpdate]) -> [String] {

@@ -11,8 +11,9 @@ final class WatchedOutput {
     /// The bound `wl_output`.
     let proxy: OpaquePointer
     private var xdgOutput: OpaquePointer?
-    /// Called on the loop thread after a `done` that changed the name or frame.
-    var onChange: (() -> Void)?
+    /// Called on the loop thread after every `done`: the output was announced, changed, or
+    /// re-enabled (sway resends its state then).
+    var onDone: (() -> Void)?
 
     // What the compositor said so far; applied at `done`.
     private var wlName: String?
@@ -45,7 +46,7 @@ final class WatchedOutput {
         if let xdgOutput { ka_xdg_output_destroy(xdgOutput) }
         xdgOutput = nil
         if wl_proxy_get_version(proxy) >= 3 { wl_output_release(proxy) } else { wl_output_destroy(proxy) }
-        onChange = nil
+        onDone = nil
     }
 
     /// The logical frame: xdg-output's when known, else the mode divided by the scale.
@@ -62,10 +63,8 @@ final class WatchedOutput {
     fileprivate func done() {
         guard let frame = logicalFrame else { return }
         // wl_output v4 names the output; older servers name it through xdg-output v2.
-        let next = Output(name: wlName ?? xdgName ?? "output-\(globalName)", frame: frame)
-        guard next != output else { return }
-        output = next
-        onChange?()
+        output = Output(name: wlName ?? xdgName ?? "output-\(globalName)", frame: frame)
+        onDone?()
     }
 
     fileprivate func geometry(x: Int32, y: Int32) { position = (Int(x), Int(y)) }

@@ -67,7 +67,7 @@ final class WaylandSession {
             let watched = WatchedOutput(registry: r, globalName: name, version: version)
             let state = WatchedOutputState(watched: watched)
             outputs[name] = state
-            watched.onChange = { [unowned self, unowned state] in outputChanged(state) }
+            watched.onDone = { [unowned self, unowned state] in outputChanged(state) }
         default:
             return
         }
@@ -103,12 +103,17 @@ final class WaylandSession {
         hide(state)
         state.probe?.destroy()
         state.probe = nil
-        // The compositor closes a probe whose output goes away; never reopen it in a loop.
+        // The compositor closes the probe when its output is disabled or goes away; it is
+        // reopened when the output announces itself again, not at once (no close/open loop).
         state.probeClosed = true
         publishStatus()
     }
 
     private func outputChanged(_ state: WatchedOutputState) {
+        if state.probeClosed {
+            state.probeClosed = false
+            startProbe(state)
+        }
         if let area = state.probe?.usable { state.insets = insets(of: area, on: state) }
         report(state, learn: false)
         publishStatus()

@@ -110,6 +110,9 @@ public final class WaylandBackend: KeyboardBackend {
             let box = SessionBox(session: session)
             let backendName = name
             let thread = Thread {
+                // Named for top, perf and /proc (15 characters at most on Linux); Foundation's
+                // Thread.name does not reach the kernel here.
+                try? "kbd-wayland".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
                 let end = box.session.connection.run(wakeFD: wake.readFD)
                 if case .lost(let reason) = end {
                     box.session.hideAll()
@@ -120,7 +123,6 @@ public final class WaylandBackend: KeyboardBackend {
                 box.session = nil
                 finished.signal()
             }
-            thread.name = "KeyboardAdapter.wayland"
             thread.start()
             current = Running(wake: wake, finished: finished)
         }

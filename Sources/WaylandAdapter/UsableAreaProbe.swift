@@ -73,6 +73,8 @@ final class UsableAreaProbe {
         guard let layerSurface else { return }
         ka_layer_surface_ack_configure(layerSurface, serial)
         wl_surface_commit(surface)
+        // An empty area is no usable area (an output being turned off), not a screen-sized keyboard.
+        guard width > 0, height > 0 else { return }
         // Sway repeats configures (2-3 per change, and one whenever any layer surface commits).
         let next = (Int(width), Int(height))
         if let size, size == next { return }
@@ -92,10 +94,13 @@ final class UsableAreaProbe {
         popup = OriginQuery(compositor: globals.compositor, wmBase: wmBase, parent: layerSurface) { [unowned self] origin in
             popup?.destroy()
             popup = nil
-            report(origin: origin ?? (usable.map { ($0.x, $0.y) } ?? (0, 0)))
+            // The area changed while the popup was out: its answer may predate the change, so
+            // ask again rather than report a frame that never was.
             if askAgain {
                 askAgain = false
                 queryOrigin()
+            } else {
+                report(origin: origin ?? (usable.map { ($0.x, $0.y) } ?? (0, 0)))
             }
         }
     }

@@ -91,20 +91,25 @@ public final class WaylandBackend: KeyboardBackend {
         try running.withLock { current in
             guard current == nil else { return }
             let session: WaylandSession
-            do {
+            do throws(WaylandError) {
                 session = try WaylandSession(display: displayName)
-                if let missing = Self.missingInterface(session) {
-                    let reason = Self.unsupportedReason(missing: missing, session: session)
-                    session.destroy()
-                    throw BackendFailure(backend: name, reason: reason)
-                }
-                session.onStatus = { [weak self] status in self?.latestStatus.withLock { $0 = status } }
-                try session.bind()
-                latestStatus.withLock { $0 = session.status }
-                session.deliver = { sink.deliver($0) }
-            } catch let error as WaylandError {
+            } catch {
                 throw BackendFailure(backend: name, reason: error.description)
             }
+            if let missing = Self.missingInterface(session) {
+                let reason = Self.unsupportedReason(missing: missing, session: session)
+                session.destroy()
+                throw BackendFailure(backend: name, reason: reason)
+            }
+            session.onStatus = { [weak self] status in self?.latestStatus.withLock { $0 = status } }
+            do throws(WaylandError) {
+                try session.bind()
+            } catch {
+                session.destroy()
+                throw BackendFailure(backend: name, reason: error.description)
+            }
+            latestStatus.withLock { $0 = session.status }
+            session.deliver = { sink.deliver($0) }
             let wake = try WakePipe()
             let finished = DispatchSemaphore(value: 0)
             let box = SessionBox(session: session)

@@ -68,7 +68,7 @@ public final class HeadlessSway: @unchecked Sendable {
         let sway = process
         do {
             try Wait.require("sway's Wayland socket \(socketPath)", timeout: timeout) {
-                FileManager.default.fileExists(atPath: socketPath) || !sway.isRunning
+                UnixSocket.accepts(socketPath) || !sway.isRunning
             }
             if !sway.isRunning { throw TestFailure("sway exited early:\n\(sway.log)") }
         } catch {

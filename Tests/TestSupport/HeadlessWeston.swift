@@ -34,7 +34,7 @@ public final class HeadlessWeston: @unchecked Sendable {
         let weston = process
         do {
             try Wait.require("Weston's Wayland socket \(socketPath)", timeout: timeout) {
-                FileManager.default.fileExists(atPath: socketPath) || !weston.isRunning
+                UnixSocket.accepts(socketPath) || !weston.isRunning
             }
             if !weston.isRunning { throw TestFailure("weston exited early:\n\(weston.log)") }
         } catch {

@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
+        .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
+        .testTarget(name: "RepositoryTests"),
         .testTarget(name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "TestSupport"]),
     ]
 )

@@ -99,7 +99,10 @@ public enum Programs {
     public static func find(_ name: String) -> String? {
         if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for dir in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/libexec"] {
+        // Strings, not Substrings: `[Substring] + [literal]` picks an overload that turns each
+        // directory into an array of characters, and then no program is ever found.
+        let dirs: [String] = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin", "/usr/libexec"]
+        for dir in dirs {
             let candidate = "\(dir)/\(name)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

@@ -58,7 +58,7 @@ public final class WaylandBackend: KeyboardBackend {
     /// Connects briefly and checks that the compositor offers what the probe needs.
     public func availability() -> BackendAvailability {
         if displayName == nil, ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ $0.isEmpty }) ?? true {
-            return .unavailable(reason: "WAYLAND_DISPLAY is not set")
+            return .unreachable(reason: "WAYLAND_DISPLAY is not set")
         }
         do {
             let session = try WaylandSession(display: displayName)
@@ -68,7 +68,7 @@ public final class WaylandBackend: KeyboardBackend {
             }
             return .available(detail: "layer-shell probe on the compositor at \(session.connection.socketName)")
         } catch {
-            return .unavailable(reason: error.description)
+            return .unreachable(reason: error.description)
         }
     }
 
@@ -94,19 +94,19 @@ public final class WaylandBackend: KeyboardBackend {
             do throws(WaylandError) {
                 session = try WaylandSession(display: displayName)
             } catch {
-                throw BackendFailure(backend: name, reason: error.description)
+                throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
             }
             if let missing = Self.missingInterface(session) {
                 let reason = Self.unsupportedReason(missing: missing, session: session)
                 session.destroy()
-                throw BackendFailure(backend: name, reason: reason)
+                throw BackendFailure(backend: name, kind: .other, reason: reason)
             }
             session.onStatus = { [weak self] status in self?.latestStatus.withLock { $0 = status } }
             do throws(WaylandError) {
                 try session.bind()
             } catch {
                 session.destroy()
-                throw BackendFailure(backend: name, reason: error.description)
+                throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
             }
             latestStatus.withLock { $0 = session.status }
             session.deliver = { sink.deliver($0) }
@@ -122,7 +122,7 @@ public final class WaylandBackend: KeyboardBackend {
                 if case .lost(let reason) = end {
                     box.session.hideAll()
                     box.session.deliver = nil
-                    sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
+                    sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
                 }
                 box.session.destroy()
                 box.session = nil
@@ -143,10 +143,28 @@ public final class WaylandBackend: KeyboardBackend {
     /// The outputs and their usable areas as last measured (empty before `start`).
     public var outputs: [WaylandOutputStatus] { latestStatus.withLock { $0 } }
 
-    /// Availability, then each output and its usable area when running.
+    /// The compositor, the protocols the probe uses, each output with its usable area (measured
+    /// by a short-lived probe of its own), the seat's layout, and what cannot be seen.
     public func diagnose() -> [String] {
-        var lines = ["\(name): \(availability().explanation)"]
-        lines += outputs.map { "\(name): output \($0)" }
+        let session: WaylandSession
+        do throws(WaylandError) {
+            session = try WaylandSession(display: displayName)
+        } catch {
+            return [error.description]
+        }
+        defer { session.destroy() }
+        var lines = ["compositor at \(session.connection.socketName)"]
+        let wanted = [WaylandSession.layerShellInterface, "wl_compositor", "xdg_wm_base", "zxdg_output_manager_v1",
+                      "wl_seat"]
+        lines.append("protocols: " + wanted.map { "\($0) " + (session.offers($0) ? "found" : "missing") }
+            .joined(separator: ", "))
+        guard Self.missingInterface(session) == nil, (try? session.bind()) != nil else {
+            return lines + ["on-screen keyboard geometry is not observable here"]
+        }
+        lines += session.status.map { "output \($0)" }
+        lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+        lines.append("sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; "
+            + "floating keyboards and one already docked at start (until it first hides) are not seen")
         return lines
     }
 }

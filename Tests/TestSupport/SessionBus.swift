@@ -5,7 +5,7 @@ import Foundation
 public final class SessionBus: @unchecked Sendable {
     /// The bus daemon.
     public let process: ChildProcess
-    /// `unix:path=...`, for `DBUS_SESSION_BUS_ADDRESS` and `busctl --address`.
+    /// `unix:path=...`, for `DBUS_SESSION_BUS_ADDRESS` and `dbus-send --bus`.
     public let address: String
 
     /// Starts `dbus-daemon --session` listening in `directory`, and waits for its socket.
@@ -27,12 +27,14 @@ public final class SessionBus: @unchecked Sendable {
         }
     }
 
-    /// Runs `busctl` on this bus and returns its output; throws when it fails.
+    /// Calls `method` (`interface.Method`) on `destination` at `path` with `arguments` in
+    /// dbus-send's notation (`boolean:true`), waiting for the reply; returns the printed reply.
     @discardableResult
-    public func busctl(_ arguments: [String]) throws -> String {
-        let result = try Programs.run("busctl", ["--address=\(address)"] + arguments)
+    public func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws -> String {
+        let result = try Programs.run(
+            "dbus-send", ["--bus=\(address)", "--print-reply", "--dest=\(destination)", path, method] + arguments)
         guard result.status == 0 else {
-            throw TestFailure("busctl \(arguments.joined(separator: " ")) failed with status \(result.status)")
+            throw TestFailure("dbus-send \(method) to \(destination) failed with status \(result.status)")
         }
         return result.output
     }
@@ -40,7 +42,9 @@ public final class SessionBus: @unchecked Sendable {
     /// Waits until some client owns `name` on the bus.
     public func waitForName(_ name: String, timeout: Double = 15) throws {
         let owned = Wait.until(timeout: timeout, interval: 0.1) {
-            ((try? busctl(["list", "--acquired"])) ?? "").contains(name)
+            let reply = try? call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+                                  ["string:\(name)"])
+            return reply?.contains("boolean true") ?? false
         }
         if !owned { throw TestFailure("timed out after \(timeout) s waiting for \(name) on the session bus") }
     }

@@ -25,11 +25,11 @@ extension WaylandIntegration {
             #expect(weston.process.isRunning)
         }
 
-        @Test("no compositor at the socket: unavailable with the reason")
+        @Test("no compositor at the socket: unreachable with the reason")
         func noCompositor() {
             let backend = WaylandBackend(display: "/nonexistent/wayland-9")
             let availability = backend.availability()
-            #expect(availability == .unavailable(
+            #expect(availability == .unreachable(
                 reason: "cannot connect to the Wayland compositor at /nonexistent/wayland-9: No such file or directory"))
         }
 
@@ -54,6 +54,7 @@ extension WaylandIntegration {
             #expect(sink.observations.last?.frame == nil)
             let failure = try #require(sink.finished.first ?? nil)
             #expect(failure.backend == "wayland")
+            #expect(failure.kind == .connectionLost)
             #expect(failure.reason.hasPrefix("lost the connection to the Wayland compositor at \(sway.socket)"))
             #expect(sink.finished.count == 1)
         }

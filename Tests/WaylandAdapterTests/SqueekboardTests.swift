@@ -11,7 +11,7 @@ extension WaylandIntegration {
 
         @Test("shown and hidden with SetVisible on sm.puri.OSK0")
         func setVisible() throws {
-            guard try Fixture.ready(["sway", "squeekboard", "dbus-daemon", "busctl"]) else { return }
+            guard try Fixture.ready(["sway", "squeekboard", "dbus-daemon", "dbus-send"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
             let bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
@@ -30,10 +30,9 @@ extension WaylandIntegration {
             defer { keyboard.stop() }
             try bus.waitForName("sm.puri.OSK0")
 
-            let call = ["call", "sm.puri.OSK0", "/sm/puri/OSK0", "sm.puri.OSK0", "SetVisible", "b"]
-            try bus.busctl(call + ["true"])
+            try bus.call("sm.puri.OSK0", "/sm/puri/OSK0", "sm.puri.OSK0.SetVisible", ["boolean:true"])
             try sink.waitForUpdates(2, "squeekboard shown")
-            try bus.busctl(call + ["false"])
+            try bus.call("sm.puri.OSK0", "/sm/puri/OSK0", "sm.puri.OSK0.SetVisible", ["boolean:false"])
             try sink.waitForUpdates(4, "squeekboard hidden")
 
             // squeekboard reserves 400 px at the bottom of a 1280x800 output; its virtual keyboard's

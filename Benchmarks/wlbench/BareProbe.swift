@@ -15,14 +15,17 @@ final class BareProbe: @unchecked Sendable {
     let changes = Mutex<[(time: Double, height: UInt32)]>([])
 
     init(socket: String) throws {
-        guard let display = wl_display_connect(socket) else { throw BenchError("bare probe cannot connect to \(socket)") }
+        guard let display = wl_display_connect(socket) else {
+            throw BenchError("bare probe cannot connect to \(socket)")
+        }
         self.display = display
         let registry = wl_display_get_registry(display)
         wl_registry_add_listener(registry, bareRegistryListener, Unmanaged.passUnretained(self).toOpaque())
         wl_display_roundtrip(display)
         guard let compositor, let layerShell else { throw BenchError("bare probe: no compositor or layer shell") }
         let surface = wl_compositor_create_surface(compositor)
-        let layer = ka_layer_shell_get_layer_surface(layerShell, surface, nil, UInt32(KA_LAYER_BACKGROUND), "bare-probe")!
+        let layer = ka_layer_shell_get_layer_surface(
+            layerShell, surface, nil, UInt32(KA_LAYER_BACKGROUND), "bare-probe")!
         ka_layer_surface_set_anchor(layer, UInt32(KA_ANCHOR_TOP | KA_ANCHOR_BOTTOM | KA_ANCHOR_LEFT | KA_ANCHOR_RIGHT))
         ka_layer_surface_set_size(layer, 0, 0)
         ka_layer_surface_add_listener(layer, bareLayerListener, Unmanaged.passUnretained(self).toOpaque())
@@ -59,19 +62,22 @@ private func bare(_ data: UnsafeMutableRawPointer?) -> BareProbe {
 
 nonisolated(unsafe) private let bareRegistryListener: UnsafeMutablePointer<wl_registry_listener> = {
     let pointer = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
-    pointer.initialize(to: wl_registry_listener(
-        global: { data, registry, name, interface, version in
-            bare(data).global(registry!, name, String(cString: interface!), version)
-        },
-        global_remove: { _, _, _ in }))
+    pointer.initialize(
+        to: wl_registry_listener(
+            global: { data, registry, name, interface, version in
+                bare(data).global(registry!, name, String(cString: interface!), version)
+            },
+            global_remove: { _, _, _ in }))
     return pointer
 }()
 
 nonisolated(unsafe) private let bareLayerListener: UnsafeMutablePointer<ka_layer_surface_listener> = {
     let pointer = UnsafeMutablePointer<ka_layer_surface_listener>.allocate(capacity: 1)
-    pointer.initialize(to: ka_layer_surface_listener(
-        configure: { data, layer, serial, _, height in bare(data).configure(layer!, serial: serial, height: height) },
-        closed: { _, _ in }))
+    pointer.initialize(
+        to: ka_layer_surface_listener(
+            configure: { data, layer, serial, _, height in bare(data).configure(layer!, serial: serial, height: height)
+            },
+            closed: { _, _ in }))
     return pointer
 }()
 

@@ -50,8 +50,9 @@ func main() throws {
     let bareProbe = try BareProbe(socket: sway.socket)
     bareProbe.run()
 
-    let keyboard = try ChildProcess("wvkbd-mobintl", ["--hidden"], environment: sway.clientEnvironment,
-                                    directory: sway.runtime.path)
+    let keyboard = try ChildProcess(
+        "wvkbd-mobintl", ["--hidden"], environment: sway.clientEnvironment,
+        directory: sway.runtime.path)
     defer { keyboard.stop() }
     try wait("wvkbd to handle SIGUSR1 and SIGUSR2") { keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) }
 
@@ -65,7 +66,8 @@ func main() throws {
             keyboard.signal(signal)
             try wait("\(event) after signal \(signal)") {
                 sink.advance(to: MonotonicClock.now())
-                return sink.wills.withLock { $0.count } > willsBefore && bareProbe.changes.withLock { $0.count } > changesBefore
+                return sink.wills.withLock { $0.count } > willsBefore
+                    && bareProbe.changes.withLock { $0.count } > changesBefore
             }
             let will = sink.wills.withLock { $0[willsBefore] }
             guard will.event == event else { throw BenchError("expected \(event), got \(will.event)") }
@@ -85,20 +87,26 @@ func main() throws {
     var usageAfter = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usageAfter)
     func micros(_ t: timeval) -> Int { t.tv_sec * 1_000_000 + Int(t.tv_usec) }
-    let processCPU = micros(usageAfter.ru_utime) + micros(usageAfter.ru_stime)
+    let processCPU =
+        micros(usageAfter.ru_utime) + micros(usageAfter.ru_stime)
         - micros(usageBefore.ru_utime) - micros(usageBefore.ru_stime)
 
     print("wlbench: headless sway 1280x800, wvkbd-mobintl, \(rounds) shows and \(rounds) hides")
     print("from the signal to ...                     show p50    show p99    hide p50    hide p99")
-    for (label, series) in [("bare libwayland probe: configure     ", bare),
-                            ("wayland backend -> tracker willShow/Hide", backendLatency)] {
-        let show = series[.willShow] ?? [], hide = series[.willHide] ?? []
-        print("\(label)  \(ms(percentile(show, 50)))  \(ms(percentile(show, 99)))  "
-              + "\(ms(percentile(hide, 50)))  \(ms(percentile(hide, 99)))")
+    for (label, series) in [
+        ("bare libwayland probe: configure     ", bare),
+        ("wayland backend -> tracker willShow/Hide", backendLatency),
+    ] {
+        let show = series[.willShow] ?? []
+        let hide = series[.willHide] ?? []
+        print(
+            "\(label)  \(ms(percentile(show, 50)))  \(ms(percentile(show, 99)))  "
+                + "\(ms(percentile(hide, 50)))  \(ms(percentile(hide, 99)))")
     }
     if let before = threadBefore, let after = threadAfter {
-        print("idle \(Int(idleSeconds)) s, backend thread: \(after.cpu - before.cpu) ns CPU, "
-              + "\(after.switches - before.switches) context switches")
+        print(
+            "idle \(Int(idleSeconds)) s, backend thread: \(after.cpu - before.cpu) ns CPU, "
+                + "\(after.switches - before.switches) context switches")
     } else {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).map {
             ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "?")

@@ -17,8 +17,10 @@ final class OriginQuery {
 
     /// Sends the query; `done` gets the parent's origin relative to its output, or nil when the
     /// compositor dismissed the popup without placing it.
-    init(compositor: OpaquePointer, wmBase: OpaquePointer, parent: OpaquePointer,
-         done: @escaping (_ origin: (x: Int, y: Int)?) -> Void) {
+    init(
+        compositor: OpaquePointer, wmBase: OpaquePointer, parent: OpaquePointer,
+        done: @escaping (_ origin: (x: Int, y: Int)?) -> Void
+    ) {
         self.done = done
         surface = wl_compositor_create_surface(compositor)
         let xdg = ka_wm_base_get_xdg_surface(wmBase, surface)!
@@ -69,9 +71,11 @@ private func query(_ data: UnsafeMutableRawPointer?) -> OriginQuery {
     Unmanaged<OriginQuery>.fromOpaque(data!).takeUnretainedValue()
 }
 
-nonisolated(unsafe) private let xdgSurfaceListener = permanent(ka_xdg_surface_listener(
-    configure: { data, _, _ in query(data).configured() }))
+nonisolated(unsafe) private let xdgSurfaceListener = permanent(
+    ka_xdg_surface_listener(
+        configure: { data, _, _ in query(data).configured() }))
 
-nonisolated(unsafe) private let popupListener = permanent(ka_xdg_popup_listener(
-    configure: { data, _, x, y, _, _ in query(data).placed(x: x, y: y) },
-    popup_done: { data, _ in query(data).dismissed() }))
+nonisolated(unsafe) private let popupListener = permanent(
+    ka_xdg_popup_listener(
+        configure: { data, _, x, y, _, _ in query(data).placed(x: x, y: y) },
+        popup_done: { data, _ in query(data).dismissed() }))

@@ -85,20 +85,22 @@ private func watched(_ data: UnsafeMutableRawPointer?) -> WatchedOutput {
 }
 
 // Listener tables live for the whole process: libwayland keeps pointing at them.
-nonisolated(unsafe) private let outputListener = permanent(wl_output_listener(
-    geometry: { data, _, x, y, _, _, _, _, _, _ in watched(data).geometry(x: x, y: y) },
-    mode: { data, _, flags, width, height, _ in watched(data).mode(flags: flags, width: width, height: height) },
-    done: { data, _ in watched(data).done() },
-    scale: { data, _, factor in watched(data).scaled(factor) },
-    name: { data, _, name in watched(data).named(String(cString: name!)) },
-    description: { _, _, _ in }))
+nonisolated(unsafe) private let outputListener = permanent(
+    wl_output_listener(
+        geometry: { data, _, x, y, _, _, _, _, _, _ in watched(data).geometry(x: x, y: y) },
+        mode: { data, _, flags, width, height, _ in watched(data).mode(flags: flags, width: width, height: height) },
+        done: { data, _ in watched(data).done() },
+        scale: { data, _, factor in watched(data).scaled(factor) },
+        name: { data, _, name in watched(data).named(String(cString: name!)) },
+        description: { _, _, _ in }))
 
-nonisolated(unsafe) private let xdgOutputListener = permanent(ka_xdg_output_listener(
-    logical_position: { data, _, x, y in watched(data).logical(x: x, y: y) },
-    logical_size: { data, _, width, height in watched(data).logical(width: width, height: height) },
-    done: { data, _ in watched(data).xdgDone() },
-    name: { data, _, name in watched(data).xdgNamed(String(cString: name!)) },
-    description: { _, _, _ in }))
+nonisolated(unsafe) private let xdgOutputListener = permanent(
+    ka_xdg_output_listener(
+        logical_position: { data, _, x, y in watched(data).logical(x: x, y: y) },
+        logical_size: { data, _, width, height in watched(data).logical(width: width, height: height) },
+        done: { data, _ in watched(data).xdgDone() },
+        name: { data, _, name in watched(data).xdgNamed(String(cString: name!)) },
+        description: { _, _, _ in }))
 
 /// A value copied to memory that is never freed: for listener tables libwayland keeps using.
 func permanent<T>(_ value: T) -> UnsafeMutablePointer<T> {

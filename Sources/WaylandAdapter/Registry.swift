@@ -43,6 +43,9 @@ private func registry(_ data: UnsafeMutableRawPointer?) -> Registry {
     Unmanaged<Registry>.fromOpaque(data!).takeUnretainedValue()
 }
 
-nonisolated(unsafe) private let registryListener = permanent(wl_registry_listener(
-    global: { data, _, name, interface, version in registry(data).announced(name, String(cString: interface!), version) },
-    global_remove: { data, _, name in registry(data).removed(name) }))
+nonisolated(unsafe) private let registryListener = permanent(
+    wl_registry_listener(
+        global: { data, _, name, interface, version in
+            registry(data).announced(name, String(cString: interface!), version)
+        },
+        global_remove: { data, _, name in registry(data).removed(name) }))

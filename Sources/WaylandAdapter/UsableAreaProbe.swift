@@ -91,7 +91,8 @@ final class UsableAreaProbe {
             report(origin: (0, 0))
             return
         }
-        popup = OriginQuery(compositor: globals.compositor, wmBase: wmBase, parent: layerSurface) { [unowned self] origin in
+        popup = OriginQuery(compositor: globals.compositor, wmBase: wmBase, parent: layerSurface) {
+            [unowned self] origin in
             popup?.destroy()
             popup = nil
             // The area changed while the popup was out: its answer may predate the change, so
@@ -122,6 +123,9 @@ private func probe(_ data: UnsafeMutableRawPointer?) -> UsableAreaProbe {
     Unmanaged<UsableAreaProbe>.fromOpaque(data!).takeUnretainedValue()
 }
 
-nonisolated(unsafe) private let layerSurfaceListener = permanent(ka_layer_surface_listener(
-    configure: { data, _, serial, width, height in probe(data).configured(serial: serial, width: width, height: height) },
-    closed: { data, _ in probe(data).closed() }))
+nonisolated(unsafe) private let layerSurfaceListener = permanent(
+    ka_layer_surface_listener(
+        configure: { data, _, serial, width, height in
+            probe(data).configured(serial: serial, width: width, height: height)
+        },
+        closed: { data, _ in probe(data).closed() }))

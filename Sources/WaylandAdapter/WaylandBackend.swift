@@ -77,7 +77,8 @@ public final class WaylandBackend: KeyboardBackend {
     }
 
     private static func unsupportedReason(missing: String, session: WaylandSession) -> String {
-        var reason = "compositor at \(session.connection.socketName) lacks \(missing); "
+        var reason =
+            "compositor at \(session.connection.socketName) lacks \(missing); "
             + "on-screen keyboard geometry is not observable"
         if session.offers("zwp_input_panel_v1") {
             reason += " (its zwp_input_panel_v1 is private to the compositor's own input method)"
@@ -135,7 +136,12 @@ public final class WaylandBackend: KeyboardBackend {
 
     /// Ends the loop thread and disconnects; returns once no further sink call will be made.
     public func stop() {
-        guard let current = running.withLock({ state in defer { state = nil }; return state }) else { return }
+        guard
+            let current = running.withLock({ state in
+                defer { state = nil }
+                return state
+            })
+        else { return }
         current.wake.wake()
         current.finished.wait()
     }
@@ -154,17 +160,22 @@ public final class WaylandBackend: KeyboardBackend {
         }
         defer { session.destroy() }
         var lines = ["compositor at \(session.connection.socketName)"]
-        let wanted = [WaylandSession.layerShellInterface, "wl_compositor", "xdg_wm_base", "zxdg_output_manager_v1",
-                      "wl_seat"]
-        lines.append("protocols: " + wanted.map { "\($0) " + (session.offers($0) ? "found" : "missing") }
-            .joined(separator: ", "))
+        let wanted = [
+            WaylandSession.layerShellInterface, "wl_compositor", "xdg_wm_base", "zxdg_output_manager_v1",
+            "wl_seat",
+        ]
+        lines.append(
+            "protocols: "
+                + wanted.map { "\($0) " + (session.offers($0) ? "found" : "missing") }
+                .joined(separator: ", "))
         guard Self.missingInterface(session) == nil, (try? session.bind()) != nil else {
             return lines + ["on-screen keyboard geometry is not observable here"]
         }
         lines += session.status.map { "output \($0)" }
         lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
-        lines.append("sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; "
-            + "floating keyboards and one already docked at start (until it first hides) are not seen")
+        lines.append(
+            "sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; "
+                + "floating keyboards and one already docked at start (until it first hides) are not seen")
         return lines
     }
 }

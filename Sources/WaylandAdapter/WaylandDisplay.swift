@@ -60,8 +60,10 @@ final class WaylandDisplay {
     /// `read_events` rather than `wl_display_dispatch` so that the wake fd can end the wait.
     func run(wakeFD: Int32) -> LoopEnd {
         let connection = wl_display_get_fd(display)
-        var fds = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: connection, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             while wl_display_prepare_read(display) != 0 {
                 if wl_display_dispatch_pending(display) < 0 { return .lost(lostText()) }
@@ -110,7 +112,9 @@ final class WakePipe: Sendable {
     /// Opens the pipe.
     init() throws(WaylandError) {
         var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw WaylandError(description: "cannot open a pipe: \(WaylandDisplay.errnoText())") }
+        guard pipe(&ends) == 0 else {
+            throw WaylandError(description: "cannot open a pipe: \(WaylandDisplay.errnoText())")
+        }
         readFD = ends[0]
         writeFD = ends[1]
         _ = fcntl(readFD, F_SETFD, FD_CLOEXEC)

@@ -38,7 +38,11 @@ final class SeatLayout {
 
     private func releaseKeyboard() {
         if let keyboard {
-            if wl_proxy_get_version(keyboard) >= 3 { wl_keyboard_release(keyboard) } else { wl_keyboard_destroy(keyboard) }
+            if wl_proxy_get_version(keyboard) >= 3 {
+                wl_keyboard_release(keyboard)
+            } else {
+                wl_keyboard_destroy(keyboard)
+            }
         }
         keyboard = nil
         if let keymap { xkb_keymap_unref(keymap) }
@@ -64,7 +68,8 @@ final class SeatLayout {
         guard let text = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), text != MAP_FAILED else { return }
         defer { munmap(text, Int(size)) }
         let next = xkb_keymap_new_from_buffer(
-            context, text.assumingMemoryBound(to: CChar.self), strnlen(text.assumingMemoryBound(to: CChar.self), Int(size)),
+            context, text.assumingMemoryBound(to: CChar.self),
+            strnlen(text.assumingMemoryBound(to: CChar.self), Int(size)),
             XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS)
         if let keymap { xkb_keymap_unref(keymap) }
         keymap = next
@@ -96,14 +101,16 @@ private func seatLayout(_ data: UnsafeMutableRawPointer?) -> SeatLayout {
     Unmanaged<SeatLayout>.fromOpaque(data!).takeUnretainedValue()
 }
 
-nonisolated(unsafe) private let seatListener = permanent(wl_seat_listener(
-    capabilities: { data, _, caps in seatLayout(data).capabilities(caps) },
-    name: { _, _, _ in }))
+nonisolated(unsafe) private let seatListener = permanent(
+    wl_seat_listener(
+        capabilities: { data, _, caps in seatLayout(data).capabilities(caps) },
+        name: { _, _, _ in }))
 
-nonisolated(unsafe) private let keyboardListener = permanent(wl_keyboard_listener(
-    keymap: { data, _, format, fd, size in seatLayout(data).keymap(format: format, fd: fd, size: size) },
-    enter: { _, _, _, _, _ in },
-    leave: { _, _, _, _ in },
-    key: { _, _, _, _, _, _ in },
-    modifiers: { data, _, _, _, _, _, group in seatLayout(data).modifiers(group: group) },
-    repeat_info: { _, _, _, _ in }))
+nonisolated(unsafe) private let keyboardListener = permanent(
+    wl_keyboard_listener(
+        keymap: { data, _, format, fd, size in seatLayout(data).keymap(format: format, fd: fd, size: size) },
+        enter: { _, _, _, _, _ in },
+        leave: { _, _, _, _ in },
+        key: { _, _, _, _, _, _ in },
+        modifiers: { data, _, _, _, _, _, group in seatLayout(data).modifiers(group: group) },
+        repeat_info: { _, _, _, _ in }))

@@ -145,7 +145,8 @@ final class WaylandSession {
             send(edge: edge, frame: nil, output: state.reportedOutput ?? output, time: now)
             state.reported[edge] = nil
         }
-        for keyboard in keyboards where state.reported[keyboard.edge] != keyboard.frame || state.reportedOutput != output {
+        for keyboard in keyboards
+        where state.reported[keyboard.edge] != keyboard.frame || state.reportedOutput != output {
             send(edge: keyboard.edge, frame: keyboard.frame, output: output, time: now)
             state.reported[keyboard.edge] = keyboard.frame
         }
@@ -179,9 +180,10 @@ final class WaylandSession {
 
     private func send(edge: Edge, frame: Rect?, output: Output, time: Double) {
         let keyboard = KeyboardIdentity(id: "wayland:\(output.name):\(edge.rawValue)", name: "docked keyboard")
-        deliver?(Observation(
-            time: time, keyboard: keyboard, frame: frame, isDocked: true, dockedEdge: edge, output: output,
-            geometry: .derived, layout: seat?.layout))
+        deliver?(
+            Observation(
+                time: time, keyboard: keyboard, frame: frame, isDocked: true, dockedEdge: edge, output: output,
+                geometry: .derived, layout: seat?.layout))
     }
 
     /// The outputs and their usable areas in global coordinates, ordered by name.
@@ -240,5 +242,6 @@ final class WatchedOutputState {
 }
 
 /// The compositor pings clients that use xdg-shell; an unanswered ping may get us disconnected.
-nonisolated(unsafe) private let wmBaseListener = permanent(ka_wm_base_listener(
-    ping: { _, base, serial in ka_wm_base_pong(base, serial) }))
+nonisolated(unsafe) private let wmBaseListener = permanent(
+    ka_wm_base_listener(
+        ping: { _, base, serial in ka_wm_base_pong(base, serial) }))

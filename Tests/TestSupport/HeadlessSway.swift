@@ -42,13 +42,16 @@ public final class HeadlessSway: @unchecked Sendable {
 
     /// Starts sway with `outputs` (HEADLESS-1, HEADLESS-2, ...) and an optional bar, and waits
     /// until its Wayland socket exists.
-    public init(outputs: [OutputSpec] = [OutputSpec(width: 1280, height: 800)], bar: BarPosition? = nil,
-                timeout: Double = 15) throws {
+    public init(
+        outputs: [OutputSpec] = [OutputSpec(width: 1280, height: 800)], bar: BarPosition? = nil,
+        timeout: Double = 15
+    ) throws {
         let user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user)
         var config = "xwayland disable\n"
         for (index, output) in outputs.enumerated() {
-            config += "output HEADLESS-\(index + 1) mode \(output.width)x\(output.height) "
+            config +=
+                "output HEADLESS-\(index + 1) mode \(output.width)x\(output.height) "
                 + "position \(output.x) \(output.y) scale \(output.scale)\n"
         }
         if let bar {
@@ -57,12 +60,14 @@ public final class HeadlessSway: @unchecked Sendable {
         let configPath = try runtime.write("sway.config", config)
         // setpriv execs sway in place, so the pid we hold is sway's own; env -i keeps the test's
         // display variables away from it.
-        process = try ChildProcess("setpriv", [
-            "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
-            "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
-            "WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
-            "WLR_HEADLESS_OUTPUTS=\(outputs.count)", "sway", "-c", configPath,
-        ], directory: runtime.path)
+        process = try ChildProcess(
+            "setpriv",
+            [
+                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
+                "WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
+                "WLR_HEADLESS_OUTPUTS=\(outputs.count)", "sway", "-c", configPath,
+            ], directory: runtime.path)
         socket = runtime.xdg + "/wayland-1"
         let socketPath = socket
         let sway = process
@@ -79,8 +84,10 @@ public final class HeadlessSway: @unchecked Sendable {
 
     /// Variables a client (run as root) needs to reach this sway.
     public var clientEnvironment: [String: String?] {
-        ["WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtime.xdg, "DISPLAY": nil, "HOME": runtime.home,
-         "SWAYSOCK": ipcSocket]
+        [
+            "WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtime.xdg, "DISPLAY": nil, "HOME": runtime.home,
+            "SWAYSOCK": ipcSocket,
+        ]
     }
 
     /// sway's IPC socket, once it exists.

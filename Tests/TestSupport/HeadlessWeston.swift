@@ -17,18 +17,22 @@ public final class HeadlessWeston: @unchecked Sendable {
         runtime = try RuntimeDirectory(owner: user)
         var ini = "[core]\nshell=desktop-shell.so\nxwayland=false\n"
         // Debian keeps Weston's helper clients in the multiarch library directory.
-        let helpers = ["/usr/lib/x86_64-linux-gnu/weston-keyboard", "/usr/lib/aarch64-linux-gnu/weston-keyboard",
-                       "/usr/libexec/weston-keyboard"]
+        let helpers = [
+            "/usr/lib/x86_64-linux-gnu/weston-keyboard", "/usr/lib/aarch64-linux-gnu/weston-keyboard",
+            "/usr/libexec/weston-keyboard",
+        ]
         if let keyboard = helpers.first(where: { Programs.find($0) != nil }) {
             ini += "\n[input-method]\npath=\(keyboard)\n"
         }
         let config = try runtime.write("weston.ini", ini)
-        process = try ChildProcess("setpriv", [
-            "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
-            "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
-            "weston", "--backend=headless-backend.so", "--use-pixman", "--width=1280", "--height=800",
-            "--socket=wayland-1", "--config=\(config)", "--idle-time=0",
-        ], directory: runtime.path)
+        process = try ChildProcess(
+            "setpriv",
+            [
+                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
+                "weston", "--backend=headless-backend.so", "--use-pixman", "--width=1280", "--height=800",
+                "--socket=wayland-1", "--config=\(config)", "--idle-time=0",
+            ], directory: runtime.path)
         socket = runtime.xdg + "/wayland-1"
         let socketPath = socket
         let weston = process

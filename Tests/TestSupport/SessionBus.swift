@@ -12,9 +12,10 @@ public final class SessionBus: @unchecked Sendable {
     public init(directory: String, home: String, timeout: Double = 10) throws {
         let socket = directory + "/bus"
         address = "unix:path=" + socket
-        process = try ChildProcess("dbus-daemon", ["--session", "--address=\(address)", "--nofork"],
-                                   environment: ["HOME": home, "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
-                                   directory: directory)
+        process = try ChildProcess(
+            "dbus-daemon", ["--session", "--address=\(address)", "--nofork"],
+            environment: ["HOME": home, "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
+            directory: directory)
         let daemon = process
         do {
             try Wait.require("the session bus socket \(socket)", timeout: timeout) {
@@ -30,7 +31,9 @@ public final class SessionBus: @unchecked Sendable {
     /// Calls `method` (`interface.Method`) on `destination` at `path` with `arguments` in
     /// dbus-send's notation (`boolean:true`), waiting for the reply; returns the printed reply.
     @discardableResult
-    public func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws -> String {
+    public func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws
+        -> String
+    {
         let result = try Programs.run(
             "dbus-send", ["--bus=\(address)", "--print-reply", "--dest=\(destination)", path, method] + arguments)
         guard result.status == 0 else {
@@ -42,8 +45,9 @@ public final class SessionBus: @unchecked Sendable {
     /// Waits until some client owns `name` on the bus.
     public func waitForName(_ name: String, timeout: Double = 15) throws {
         let owned = Wait.until(timeout: timeout, interval: 0.1) {
-            let reply = try? call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
-                                  ["string:\(name)"])
+            let reply = try? call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner",
+                ["string:\(name)"])
             return reply?.contains("boolean true") ?? false
         }
         if !owned { throw TestFailure("timed out after \(timeout) s waiting for \(name) on the session bus") }

@@ -9,7 +9,7 @@ extension ChildProcess {
         let bit = UInt64(1) << UInt64(signal - 1)
         return ["SigCgt:", "SigBlk:"].contains { field in
             guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
-                  let mask = UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16)
+                let mask = UInt64(line.dropFirst(field.count).trimmingCharacters(in: .whitespaces), radix: 16)
             else { return false }
             return mask & bit != 0
         }

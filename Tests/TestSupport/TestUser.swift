@@ -46,7 +46,9 @@ public final class RuntimeDirectory: @unchecked Sendable {
     /// Creates the directories for `owner`.
     public init(owner: (uid: uid_t, gid: gid_t), prefix: String = "kbadapter-wl") throws {
         var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed: \(String(cString: strerror(errno)))") }
+        guard let made = mkdtemp(&template) else {
+            throw TestFailure("mkdtemp failed: \(String(cString: strerror(errno)))")
+        }
         path = String(cString: made)
         xdg = path + "/xdg"
         home = path + "/home"

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import WaylandAdapter
 
 extension WaylandIntegration {
@@ -16,9 +16,12 @@ extension WaylandIntegration {
             let backend = WaylandBackend(display: weston.socket)
             let availability = backend.availability()
             // Weston's own keyboard holds its input panel, which other clients must not bind.
-            #expect(availability == .unavailable(reason: "compositor at \(weston.socket) lacks zwlr_layer_shell_v1; "
-                + "on-screen keyboard geometry is not observable "
-                + "(its zwp_input_panel_v1 is private to the compositor's own input method)"))
+            #expect(
+                availability
+                    == .unavailable(
+                        reason: "compositor at \(weston.socket) lacks zwlr_layer_shell_v1; "
+                            + "on-screen keyboard geometry is not observable "
+                            + "(its zwp_input_panel_v1 is private to the compositor's own input method)"))
             #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink()) }
             backend.stop()
             #expect(backend.diagnose().contains { $0.contains("zwlr_layer_shell_v1") })
@@ -29,8 +32,12 @@ extension WaylandIntegration {
         func noCompositor() {
             let backend = WaylandBackend(display: "/nonexistent/wayland-9")
             let availability = backend.availability()
-            #expect(availability == .unreachable(
-                reason: "cannot connect to the Wayland compositor at /nonexistent/wayland-9: No such file or directory"))
+            #expect(
+                availability
+                    == .unreachable(
+                        reason:
+                            "cannot connect to the Wayland compositor at /nonexistent/wayland-9: No such file or directory"
+                    ))
         }
 
         @Test("compositor killed while a keyboard is visible: the keyboard hides, then the failure")

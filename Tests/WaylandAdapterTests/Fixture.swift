@@ -16,7 +16,9 @@ enum Fixture {
     }
 
     /// Waits until the backend has measured `output`'s usable area as `area`.
-    static func waitForUsableArea(_ backend: WaylandBackend, _ output: String, _ area: Rect, timeout: Double = 10) throws {
+    static func waitForUsableArea(_ backend: WaylandBackend, _ output: String, _ area: Rect, timeout: Double = 10)
+        throws
+    {
         try Wait.require("usable area \(area) on \(output) (have \(backend.outputs))", timeout: timeout) {
             backend.outputs.contains { $0.output.name == output && $0.usableArea == area }
         }
@@ -24,16 +26,19 @@ enum Fixture {
 
     /// Waits until sway's focused workspace area (from IPC, the compositor's own view) satisfies
     /// `condition`, and returns it.
-    static func waitForWorkspaceArea(_ sway: HeadlessSway, _ what: String, timeout: Double = 10,
-                                     _ condition: (Rect) -> Bool) throws -> Rect {
+    static func waitForWorkspaceArea(
+        _ sway: HeadlessSway, _ what: String, timeout: Double = 10,
+        _ condition: (Rect) -> Bool
+    ) throws -> Rect {
         var area: Rect?
         let held = Wait.until(timeout: timeout, interval: 0.05) {
             area = try? workspaceArea(sway)
             return area.map(condition) ?? false
         }
         guard held, let area else {
-            throw TestFailure("timed out after \(timeout) s waiting for \(what) in sway's workspace area "
-                              + "(last \(area.map(\.description) ?? "none"))")
+            throw TestFailure(
+                "timed out after \(timeout) s waiting for \(what) in sway's workspace area "
+                    + "(last \(area.map(\.description) ?? "none"))")
         }
         return area
     }
@@ -42,8 +47,8 @@ enum Fixture {
     static func workspaceArea(_ sway: HeadlessSway) throws -> Rect {
         let json = try sway.message(["-t", "get_workspaces", "-r"])
         guard let list = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
-              let rect = list.first?["rect"] as? [String: Int],
-              let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"]
+            let rect = list.first?["rect"] as? [String: Int],
+            let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"]
         else { throw TestFailure("unexpected get_workspaces reply: \(json)") }
         return Rect(x: x, y: y, width: width, height: height)
     }
@@ -60,8 +65,10 @@ enum Fixture {
     }
 
     /// The lines of a show then a hide of one keyboard: willShow, didShow, willHide, didHide.
-    static func showHide(id: String, frame: Rect, offScreen: Rect, edge: Edge, output: Output,
-                         layout: String?) -> [String] {
+    static func showHide(
+        id: String, frame: Rect, offScreen: Rect, edge: Edge, output: Output,
+        layout: String?
+    ) -> [String] {
         let tail = "docked=true edge=\(edge.rawValue) output=\(output) derived local=nil layout=\(layout ?? "nil")"
         return [
             "willShow \(id) \(offScreen) -> \(frame) \(tail)",
@@ -73,8 +80,9 @@ enum Fixture {
 
     /// Starts wvkbd-mobintl hidden and waits until it handles SIGUSR1 and SIGUSR2.
     static func wvkbd(_ sway: HeadlessSway, arguments: [String] = []) throws -> ChildProcess {
-        let keyboard = try ChildProcess("wvkbd-mobintl", ["--hidden"] + arguments, environment: sway.clientEnvironment,
-                                        directory: sway.runtime.path)
+        let keyboard = try ChildProcess(
+            "wvkbd-mobintl", ["--hidden"] + arguments, environment: sway.clientEnvironment,
+            directory: sway.runtime.path)
         do {
             try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
                 keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning

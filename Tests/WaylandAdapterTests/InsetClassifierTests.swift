@@ -1,5 +1,6 @@
 import KeyboardAdapterCore
 import Testing
+
 @testable import WaylandAdapter
 
 /// The pure keyboard-versus-panel rules, without a compositor.
@@ -16,14 +17,16 @@ struct InsetClassifierTests {
     func insetsOfUsableArea() {
         #expect(Self.insets(Rect(x: 0, y: 0, width: 1280, height: 800)) == .zero)
         #expect(Self.insets(Rect(x: 0, y: 0, width: 1280, height: 560)) == EdgeInsets(bottom: 240))
-        #expect(Self.insets(Rect(x: 200, y: 23, width: 1000, height: 700))
+        #expect(
+            Self.insets(Rect(x: 200, y: 23, width: 1000, height: 700))
                 == EdgeInsets(top: 23, bottom: 77, left: 200, right: 80))
     }
 
     @Test("no keyboard while the area keeps its first size")
     func firstAreaIsBaseline() {
         var classifier = InsetClassifier()
-        #expect(classifier.classify(Self.insets(Rect(x: 0, y: 0, width: 1280, height: 800)), output: Self.output).isEmpty)
+        #expect(
+            classifier.classify(Self.insets(Rect(x: 0, y: 0, width: 1280, height: 800)), output: Self.output).isEmpty)
         #expect(classifier.baseline == .zero)
     }
 
@@ -67,11 +70,14 @@ struct InsetClassifierTests {
     func otherEdges() {
         var classifier = InsetClassifier()
         _ = classifier.classify(.zero, output: Self.output)
-        #expect(classifier.classify(EdgeInsets(top: 50), output: Self.output)
+        #expect(
+            classifier.classify(EdgeInsets(top: 50), output: Self.output)
                 == [DockedKeyboard(edge: .top, frame: Rect(x: 0, y: 0, width: 1280, height: 50))])
-        #expect(classifier.classify(EdgeInsets(left: 200), output: Self.output)
+        #expect(
+            classifier.classify(EdgeInsets(left: 200), output: Self.output)
                 == [DockedKeyboard(edge: .left, frame: Rect(x: 0, y: 0, width: 200, height: 800))])
-        #expect(classifier.classify(EdgeInsets(right: 300), output: Self.output)
+        #expect(
+            classifier.classify(EdgeInsets(right: 300), output: Self.output)
                 == [DockedKeyboard(edge: .right, frame: Rect(x: 980, y: 0, width: 300, height: 800))])
     }
 
@@ -79,20 +85,25 @@ struct InsetClassifierTests {
     func twoEdges() {
         var classifier = InsetClassifier()
         _ = classifier.classify(.zero, output: Self.output)
-        #expect(classifier.classify(EdgeInsets(bottom: 240, left: 100), output: Self.output).map(\.edge) == [.bottom, .left])
+        #expect(
+            classifier.classify(EdgeInsets(bottom: 240, left: 100), output: Self.output).map(\.edge) == [
+                .bottom, .left,
+            ])
     }
 
     @Test("frames are global: an output right of another")
     func globalCoordinates() {
         var classifier = InsetClassifier()
         _ = classifier.classify(.zero, output: Self.second)
-        #expect(classifier.classify(EdgeInsets(bottom: 200), output: Self.second)
+        #expect(
+            classifier.classify(EdgeInsets(bottom: 200), output: Self.second)
                 == [DockedKeyboard(edge: .bottom, frame: Rect(x: 1280, y: 340, width: 960, height: 200))])
     }
 
     @Test("keyboards over a given baseline do not move it")
     func keyboardsWithoutLearning() {
-        let shown = InsetClassifier.keyboards(EdgeInsets(bottom: 263), baseline: EdgeInsets(bottom: 23), output: Self.output)
+        let shown = InsetClassifier.keyboards(
+            EdgeInsets(bottom: 263), baseline: EdgeInsets(bottom: 23), output: Self.output)
         #expect(shown == [DockedKeyboard(edge: .bottom, frame: Rect(x: 0, y: 560, width: 1280, height: 240))])
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import WaylandAdapter
 
 extension WaylandIntegration {
@@ -44,10 +44,12 @@ extension WaylandIntegration {
             try sink.waitForUpdates(4, "wvkbd hidden")
 
             // wvkbd reserves 240 logical px there too; the other output's area never changed.
-            #expect(Fixture.lines(sink.updates) == Fixture.showHide(
-                id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 1280, y: 300, width: 960, height: 240),
-                offScreen: Rect(x: 1280, y: 540, width: 960, height: 240), edge: .bottom, output: Self.scaled,
-                layout: "wvkbd"))
+            #expect(
+                Fixture.lines(sink.updates)
+                    == Fixture.showHide(
+                        id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 1280, y: 300, width: 960, height: 240),
+                        offScreen: Rect(x: 1280, y: 540, width: 960, height: 240), edge: .bottom, output: Self.scaled,
+                        layout: "wvkbd"))
             #expect(backend.outputs.first { $0.output.name == "HEADLESS-2" }?.usableArea == Self.plain.frame)
         }
 

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import WaylandAdapter
 
 extension WaylandIntegration {
@@ -37,10 +37,12 @@ extension WaylandIntegration {
 
             // squeekboard reserves 400 px at the bottom of a 1280x800 output; its virtual keyboard's
             // keymap is English (US).
-            #expect(Fixture.lines(sink.updates) == Fixture.showHide(
-                id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 0, y: 400, width: 1280, height: 400),
-                offScreen: Rect(x: 0, y: 800, width: 1280, height: 400), edge: .bottom, output: Self.output,
-                layout: "English (US)"))
+            #expect(
+                Fixture.lines(sink.updates)
+                    == Fixture.showHide(
+                        id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 0, y: 400, width: 1280, height: 400),
+                        offScreen: Rect(x: 0, y: 800, width: 1280, height: 400), edge: .bottom, output: Self.output,
+                        layout: "English (US)"))
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import KeyboardAdapterCore
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 import WaylandAdapter
 
 extension WaylandIntegration {
@@ -64,8 +64,10 @@ extension WaylandIntegration {
             let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }
             func waitFor(_ count: Int, _ what: String) throws {
-                try Wait.require("\(what) (\(count) events; have \(received.withLock { $0.map(\.event) }))",
-                                 timeout: 10) { received.withLock { $0.count } >= count }
+                try Wait.require(
+                    "\(what) (\(count) events; have \(received.withLock { $0.map(\.event) }))",
+                    timeout: 10
+                ) { received.withLock { $0.count } >= count }
             }
 
             manager.textInputActive = true

@@ -91,6 +91,12 @@ public final class WaylandBackend: KeyboardBackend {
     public func start(sink: any ObservationSink) throws {
         try running.withLock { current in
             guard current == nil else { return }
+            let wake: WakePipe
+            do throws(WaylandError) {
+                wake = try WakePipe()
+            } catch {
+                throw BackendFailure(backend: name, kind: .other, reason: error.description)
+            }
             let session: WaylandSession
             do throws(WaylandError) {
                 session = try WaylandSession(display: displayName)
@@ -110,27 +116,29 @@ public final class WaylandBackend: KeyboardBackend {
                 throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
             }
             latestStatus.withLock { $0 = session.status }
-            session.deliver = { sink.deliver($0) }
-            let wake = try WakePipe()
-            let finished = DispatchSemaphore(value: 0)
+            let loop = Running(wake: wake)
+            session.deliver = { observation in
+                if !loop.stopping.load(ordering: .acquiring) { sink.deliver(observation) }
+            }
             let box = SessionBox(session: session)
             let backendName = name
             let thread = Thread {
                 // Named for top, perf and /proc (15 characters at most on Linux); Foundation's
                 // Thread.name does not reach the kernel here.
                 try? "kbd-wayland".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+                loop.thread.withLock { $0 = pthread_self() }
                 let end = box.session.connection.run(wakeFD: wake.readFD)
-                if case .lost(let reason) = end {
+                if case .lost(let reason) = end, !loop.stopping.load(ordering: .acquiring) {
                     box.session.hideAll()
                     box.session.deliver = nil
                     sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
                 }
                 box.session.destroy()
                 box.session = nil
-                finished.signal()
+                loop.finished.signal()
             }
             thread.start()
-            current = Running(wake: wake, finished: finished)
+            current = loop
         }
     }
 
@@ -142,7 +150,11 @@ public final class WaylandBackend: KeyboardBackend {
                 return state
             })
         else { return }
+        current.stopping.store(true, ordering: .releasing)
         current.wake.wake()
+        // Called from a sink callback on the loop thread itself: the loop ends when the callback
+        // returns, and waiting here would never end.
+        if let thread = current.thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
         current.finished.wait()
     }
 
@@ -181,9 +193,16 @@ public final class WaylandBackend: KeyboardBackend {
 }
 
 /// What a started backend holds across threads.
-private struct Running: Sendable {
+private final class Running: Sendable {
     let wake: WakePipe
-    let finished: DispatchSemaphore
+    /// Signalled when the loop thread has released the session.
+    let finished = DispatchSemaphore(value: 0)
+    /// Set by `stop()`: from then on nothing reaches the sink.
+    let stopping = Atomic<Bool>(false)
+    /// The loop thread, once it runs.
+    let thread = Mutex<pthread_t?>(nil)
+
+    init(wake: WakePipe) { self.wake = wake }
 }
 
 /// Hands the session to the loop thread, which alone touches it from then on.

@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
-        .testTarget(name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "TestSupport"]),
+        .testTarget(
+            name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
     ]
 )

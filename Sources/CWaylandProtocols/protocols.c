@@ -161,6 +161,7 @@ HIDDEN const struct wl_interface ka_zxdg_output_v1 = {
 const struct wl_interface *ka_wl_compositor_interface(void) { return &wl_compositor_interface; }
 const struct wl_interface *ka_wl_output_interface(void) { return &wl_output_interface; }
 const struct wl_interface *ka_wl_seat_interface(void) { return &wl_seat_interface; }
+const struct wl_interface *ka_wl_shm_interface(void) { return &wl_shm_interface; }
 const struct wl_interface *ka_zwlr_layer_shell_v1_interface(void) { return &ka_zwlr_layer_shell_v1; }
 const struct wl_interface *ka_xdg_wm_base_interface(void) { return &ka_xdg_wm_base; }
 const struct wl_interface *ka_zxdg_output_manager_v1_interface(void) { return &ka_zxdg_output_manager_v1; }

@@ -30,6 +30,7 @@ struct zxdg_output_v1;
 const struct wl_interface *ka_wl_compositor_interface(void);
 const struct wl_interface *ka_wl_output_interface(void);
 const struct wl_interface *ka_wl_seat_interface(void);
+const struct wl_interface *ka_wl_shm_interface(void);
 const struct wl_interface *ka_zwlr_layer_shell_v1_interface(void);
 const struct wl_interface *ka_xdg_wm_base_interface(void);
 const struct wl_interface *ka_zxdg_output_manager_v1_interface(void);

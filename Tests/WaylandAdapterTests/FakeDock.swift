@@ -84,7 +84,8 @@ final class FakeDock {
 
     fileprivate func global(_ registry: OpaquePointer, _ name: UInt32, _ interface: String) {
         switch interface {
-        case "wl_compositor": compositor = OpaquePointer(wl_registry_bind(registry, name, ka_wl_compositor_interface(), 4))
+        case "wl_compositor":
+            compositor = OpaquePointer(wl_registry_bind(registry, name, ka_wl_compositor_interface(), 4))
         case "wl_shm": shm = OpaquePointer(wl_registry_bind(registry, name, ka_wl_shm_interface(), 1))
         case "zwlr_layer_shell_v1":
             layerShell = OpaquePointer(wl_registry_bind(registry, name, ka_zwlr_layer_shell_v1_interface(), 1))
@@ -101,7 +102,9 @@ nonisolated(unsafe) private let dockRegistryListener: UnsafeMutablePointer<wl_re
     let pointer = UnsafeMutablePointer<wl_registry_listener>.allocate(capacity: 1)
     pointer.initialize(
         to: wl_registry_listener(
-            global: { data, registry, name, interface, _ in dock(data).global(registry!, name, String(cString: interface!)) },
+            global: { data, registry, name, interface, _ in
+                dock(data).global(registry!, name, String(cString: interface!))
+            },
             global_remove: { _, _, _ in }))
     return pointer
 }()

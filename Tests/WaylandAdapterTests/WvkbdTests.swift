@@ -44,6 +44,32 @@ extension WaylandIntegration {
     }
 }
 
+extension WaylandIntegration.WvkbdTests {
+    @Test("a keyboard already docked when watching starts is baseline until it first hides")
+    func visibleAtStart() throws {
+        guard try Fixture.ready(["sway", "swaymsg", "wvkbd-mobintl"]) else { return }
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let keyboard = try Fixture.wvkbd(sway)
+        defer { keyboard.stop() }
+        keyboard.signal(SIGUSR2)
+        let docked = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 560 }
+
+        let sink = TrackingSink()
+        let backend = WaylandBackend(display: sway.socket)
+        try backend.start(sink: sink)
+        defer { backend.stop() }
+        try Fixture.waitForUsableArea(backend, "HEADLESS-1", docked)
+        keyboard.signal(SIGUSR1)
+        try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
+        #expect(sink.updates.isEmpty)
+        keyboard.signal(SIGUSR2)
+        try sink.waitForUpdates(2, "wvkbd shown again")
+        #expect(sink.events == [.willShow, .didShow])
+        #expect(sink.updates.last?.endFrame == Rect(x: 0, y: 560, width: 1280, height: 240))
+    }
+}
+
 extension WaylandIntegration {
     @Suite("wvkbd through the KeyboardManager")
     struct WvkbdManagerTests {

@@ -14,6 +14,7 @@ final class WaylandSession {
     private var seat: SeatLayout?
     private var seatGlobal: UInt32?
     private var outputs: [UInt32: WatchedOutputState] = [:]
+    private var reports = KeyboardReports()
     /// Where observations go; nil while only checking what the compositor offers.
     var deliver: ((Observation) -> Void)?
     /// Called with every change of an output or its usable area (for diagnostics and tests).
@@ -88,7 +89,7 @@ final class WaylandSession {
 
     private func removeGlobal(_ name: UInt32) {
         if let state = outputs.removeValue(forKey: name) {
-            hide(state)
+            send(reports.outputRemoved(name, time: MonotonicClock.now()))
             state.destroy()
             publishStatus()
         } else if name == seatGlobal {
@@ -100,7 +101,7 @@ final class WaylandSession {
     }
 
     private func probeClosed(_ state: WatchedOutputState) {
-        hide(state)
+        send(reports.probeClosed(state.watched.globalName, time: MonotonicClock.now()))
         state.probe?.destroy()
         state.probe = nil
         // The compositor closes the probe when its output is disabled or goes away; it is
@@ -114,84 +115,35 @@ final class WaylandSession {
             state.probeClosed = false
             startProbe(state)
         }
-        if let area = state.probe?.usable { state.insets = insets(of: area, on: state) }
-        report(state, learn: false)
+        guard let output = state.watched.output else { return }
+        send(reports.outputChanged(state.watched.globalName, to: output, time: MonotonicClock.now()))
         publishStatus()
     }
 
     private func usableAreaChanged(_ state: WatchedOutputState, _ area: Rect) {
-        state.insets = insets(of: area, on: state)
-        report(state, learn: true)
+        send(reports.usableAreaChanged(state.watched.globalName, to: area, time: MonotonicClock.now()))
         publishStatus()
-    }
-
-    private func insets(of area: Rect, on state: WatchedOutputState) -> EdgeInsets? {
-        guard let output = state.watched.output else { return nil }
-        return InsetClassifier.insets(usable: area, outputWidth: output.frame.width, outputHeight: output.frame.height)
-    }
-
-    /// Works out the keyboards on one output and delivers what changed.
-    private func report(_ state: WatchedOutputState, learn: Bool) {
-        guard let output = state.watched.output, let insets = state.insets else { return }
-        let keyboards: [DockedKeyboard]
-        if learn || state.classifier.baseline == nil {
-            keyboards = state.classifier.classify(insets, output: output.frame)
-        } else {
-            keyboards = InsetClassifier.keyboards(insets, baseline: state.classifier.baseline!, output: output.frame)
-        }
-        let now = MonotonicClock.now()
-        let shown = Dictionary(uniqueKeysWithValues: keyboards.map { ($0.edge, $0.frame) })
-        for (edge, _) in state.reported where shown[edge] == nil {
-            send(edge: edge, frame: nil, output: state.reportedOutput ?? output, time: now)
-            state.reported[edge] = nil
-        }
-        for keyboard in keyboards
-        where state.reported[keyboard.edge] != keyboard.frame || state.reportedOutput != output {
-            send(edge: keyboard.edge, frame: keyboard.frame, output: output, time: now)
-            state.reported[keyboard.edge] = keyboard.frame
-        }
-        state.reportedOutput = output
-    }
-
-    /// Hides every keyboard reported on `state`'s output.
-    private func hide(_ state: WatchedOutputState) {
-        let now = MonotonicClock.now()
-        for edge in state.reported.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
-            if let output = state.reportedOutput { send(edge: edge, frame: nil, output: output, time: now) }
-        }
-        state.reported = [:]
     }
 
     /// Hides every keyboard reported so far (the connection broke).
     func hideAll() {
-        for name in outputs.keys.sorted() { hide(outputs[name]!) }
+        send(reports.hideAll(time: MonotonicClock.now()))
     }
 
     private func layoutChanged() {
-        let now = MonotonicClock.now()
-        for name in outputs.keys.sorted() {
-            let state = outputs[name]!
-            guard let output = state.reportedOutput else { continue }
-            for (edge, frame) in state.reported.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-                send(edge: edge, frame: frame, output: output, time: now)
-            }
-        }
+        send(reports.layoutChanged(to: seat?.layout, time: MonotonicClock.now()))
     }
 
-    private func send(edge: Edge, frame: Rect?, output: Output, time: Double) {
-        let keyboard = KeyboardIdentity(id: "wayland:\(output.name):\(edge.rawValue)", name: "docked keyboard")
-        deliver?(
-            Observation(
-                time: time, keyboard: keyboard, frame: frame, isDocked: true, dockedEdge: edge, output: output,
-                geometry: .derived, layout: seat?.layout))
+    private func send(_ observations: [Observation]) {
+        guard let deliver else { return }
+        observations.forEach(deliver)
     }
 
     /// The outputs and their usable areas in global coordinates, ordered by name.
     var status: [WaylandOutputStatus] {
         outputs.values.compactMap { state in
             guard let output = state.watched.output else { return nil }
-            let usable = state.probe?.usable.map { $0.offsetBy(dx: output.frame.x, dy: output.frame.y) }
-            return WaylandOutputStatus(output: output, usableArea: usable)
+            return WaylandOutputStatus(output: output, usableArea: reports.usableArea(of: state.watched.globalName))
         }.sorted { $0.output.name < $1.output.name }
     }
 
@@ -221,16 +173,11 @@ final class WaylandSession {
     }
 }
 
-/// One output's probe, classifier and reported keyboards.
+/// One output and its probe.
 final class WatchedOutputState {
     let watched: WatchedOutput
     var probe: UsableAreaProbe?
     var probeClosed = false
-    var classifier = InsetClassifier()
-    var insets: EdgeInsets?
-    /// Keyboards delivered as shown, by edge, and the output they were delivered with.
-    var reported: [Edge: Rect] = [:]
-    var reportedOutput: Output?
 
     init(watched: WatchedOutput) { self.watched = watched }
 

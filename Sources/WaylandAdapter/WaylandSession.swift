@@ -20,7 +20,7 @@ final class WaylandSession {
     /// Called with every change of an output or its usable area (for diagnostics and tests).
     var onStatus: (([WaylandOutputStatus]) -> Void)?
 
-    /// The namespace-free protocol the backend cannot do without.
+    /// The protocol the backend cannot do without.
     static let layerShellInterface = "zwlr_layer_shell_v1"
 
     /// Connects and reads the globals (one roundtrip); binds nothing yet.

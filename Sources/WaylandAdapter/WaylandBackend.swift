@@ -46,7 +46,7 @@ public final class WaylandBackend: KeyboardBackend {
 
     /// The registration that the `KeyboardAdapter` umbrella adds to the registry.
     public static let registration = BackendRegistry.Registration(
-        name: "wayland", hint: BackendSessionHint(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland"),
+        name: "wayland", hint: BackendSessionHint(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland", priority: 1),
         make: { WaylandBackend() })
 
     /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or

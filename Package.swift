@@ -25,15 +25,23 @@ let package = Package(
             name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]),
         .target(name: "CWaylandProtocols", dependencies: ["CWayland"]),
+        .systemLibrary(
+            name: "CXkbCommon", path: "Sources/CXkbCommon", pkgConfig: "xkbcommon",
+            providers: [.apt(["libxkbcommon-dev"])]),
 
         // Display-server backends, one plugin each.
         .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11"]),
-        .target(name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols"]),
+        .target(
+            name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
 
         // Umbrella: the core plus every backend, registered.
         .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
 
         .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
+        // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
+        .executableTarget(
+            name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
+            path: "Benchmarks/wlbench"),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
@@ -61,5 +69,7 @@ let package = Package(
             name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],
             path: "Benchmarks/x11bench"),
         .testTarget(name: "RepositoryTests"),
+        .testTarget(
+            name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
     ]
 )

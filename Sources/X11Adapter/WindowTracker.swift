@@ -49,9 +49,14 @@ final class WindowTracker {
     private let rules: KeyboardRules
     private let deliver: (Observation) -> Void
     private var windows: [Window: Tracked] = [:]
-    /// What was last delivered per keyboard window, to drop repeats (ConfigureNotify arrives once
-    /// through the root and once through the window itself).
+    /// What was last delivered per keyboard window (with time 0), to drop repeats: ConfigureNotify
+    /// arrives once through the root and once through the window itself.
     private var delivered: [Window: Observation] = [:]
+    /// Windows to observe again once the queue is drained, in the order they changed.
+    private var dirty: [Window] = []
+    private var dirtySet: Set<Window> = []
+    /// Hides of keyboard windows destroyed since the last flush.
+    private var gone: [Observation] = []
     private var output: Output
 
     /// Events asked for on every followed window: its own geometry and mapping, and its properties.
@@ -98,6 +103,7 @@ final class WindowTracker {
                 evaluate(topLevel)
             }
         }
+        flushObservations()
         display.flush()
     }
 
@@ -155,11 +161,11 @@ final class WindowTracker {
     func hideAll() {
         let time = MonotonicClock.now()
         for (id, last) in delivered.sorted(by: { $0.key < $1.key }) where last.frame != nil {
-            var gone = last
-            gone.frame = nil
-            gone.time = time
-            deliver(gone)
-            delivered[id] = gone
+            var hidden = last
+            hidden.frame = nil
+            hidden.time = time
+            deliver(hidden)
+            delivered[id] = hidden
         }
     }
 
@@ -199,10 +205,9 @@ final class WindowTracker {
             evaluate(client)
         }
         if let last = delivered.removeValue(forKey: window), last.frame != nil {
-            var gone = last
-            gone.frame = nil
-            gone.time = MonotonicClock.now()
-            deliver(gone)
+            var hidden = last
+            hidden.frame = nil
+            gone.append(hidden)
         }
     }
 
@@ -410,28 +415,49 @@ final class WindowTracker {
             && offset.y + tracked.height + 2 * tracked.border <= frame.height + 2 * frame.border
     }
 
-    /// Works out the keyboard window's current observation and delivers it if anything changed.
+    /// Notes that a window's observation may have changed; it is worked out once the queued
+    /// events are drained, so a burst of events costs one observation per window.
     private func evaluate(_ window: Window) {
-        guard let tracked = windows[window] else { return }
+        if dirtySet.insert(window).inserted { dirty.append(window) }
+    }
+
+    /// Delivers what changed since the last call: every hide first, then every show or move, so
+    /// that a keyboard replacing another (onboard recreating its window) never overlaps it.
+    func flushObservations() {
+        var hides = gone
+        var shows: [Observation] = []
+        gone.removeAll()
+        for window in dirty {
+            guard let observation = observe(window) else { continue }
+            if observation.frame == nil { hides.append(observation) } else { shows.append(observation) }
+        }
+        dirty.removeAll(keepingCapacity: true)
+        dirtySet.removeAll(keepingCapacity: true)
+        let time = MonotonicClock.now()
+        for var observation in hides + shows {
+            observation.time = time
+            deliver(observation)
+        }
+    }
+
+    /// The keyboard window's current observation, when it differs from the last one delivered.
+    private func observe(_ window: Window) -> Observation? {
+        guard let tracked = windows[window] else { return nil }
         guard let rule = tracked.rule, let keyboard = tracked.keyboard else {
             // No longer a keyboard (its class changed): it is gone as far as anyone can tell.
-            if let last = delivered.removeValue(forKey: window), last.frame != nil {
-                var gone = last
-                gone.frame = nil
-                gone.time = MonotonicClock.now()
-                deliver(gone)
-            }
-            return
+            guard let last = delivered.removeValue(forKey: window), last.frame != nil else { return nil }
+            var hidden = last
+            hidden.frame = nil
+            return hidden
         }
         let frameMapped = tracked.frame.map { windows[$0]?.isMapped ?? false } ?? true
         let isShown = tracked.isMapped && frameMapped && !keyboard.isIconic
         // Mid-animation or mid-resize (the frame shrank before the client did): wait for the
         // geometry to make sense again rather than report a frame the keyboard never has.
-        if isShown, !frameHolds(tracked) { return }
+        if isShown, !frameHolds(tracked) { return nil }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
-        var observation = Observation(time: MonotonicClock.now(), keyboard: identity, frame: nil, output: output,
-                                      geometry: .reported)
+        var observation = Observation(time: 0, keyboard: identity, frame: nil, output: output, geometry: .reported)
         if isShown, let frame = absoluteFrame(tracked) {
             let verdict = DockingVerdict.judge(
                 isDockType: tracked.description?.windowTypes.contains("_NET_WM_WINDOW_TYPE_DOCK") ?? false,
@@ -444,13 +470,13 @@ final class WindowTracker {
         }
         if let last = delivered[window] {
             var comparable = last
-            comparable.time = observation.time
-            if comparable == observation { return }
+            comparable.time = 0
+            if comparable == observation { return nil }
         } else if observation.frame == nil {
             // Never shown and still hidden: nothing to say.
-            return
+            return nil
         }
         delivered[window] = observation
-        deliver(observation)
+        return observation
     }
 }

@@ -172,12 +172,20 @@ private final class EventLoop {
         while true {
             // Round trips pull events into Xlib's queue without the socket showing them to
             // poll(): drain first, block only when the queue is empty.
+            var batch = 0
             while display.pendingEvents() > 0 {
                 var event = display.nextEvent()
                 tracker.handle(&event)
                 if display.isBroken { break }
+                // Under a flood the queue may never run dry: report what is known now and then.
+                batch += 1
+                if batch == 256 {
+                    tracker.flushObservations()
+                    batch = 0
+                }
             }
             if display.isBroken { return fail() }
+            tracker.flushObservations()
             display.flush()
             fds[0].revents = 0
             fds[1].revents = 0

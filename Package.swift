@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
+        .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
+        .testTarget(name: "RepositoryTests"),
         .testTarget(name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 
         // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.

@@ -1,1 +1,134 @@
-print("kbwatch")
+import Foundation
+import KeyboardAdapter
+
+// kbwatch: watches the on-screen keyboards of this session and prints one line per event.
+// Lines are written whole with one write(2) each, so an interrupt never leaves half a line.
+
+/// Writes one line to a file descriptor in a single call (retrying only what is left).
+func emit(_ line: String, to fd: Int32 = 1) {
+    let bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        // The reader went away (a closed pipe): nothing more to say to anyone.
+        if written < 0 && errno == EPIPE { exit(ExitCode.success.rawValue) }
+        guard written > 0 else { return }
+        offset += written
+    }
+}
+
+/// Says why on stderr in one line and exits with `code`.
+func fail(_ code: ExitCode, _ message: String) -> Never {
+    emit("kbwatch: " + TerminalText.escape(message), to: 2)
+    if code == .badArguments { emit("Try 'kbwatch --help'.", to: 2) }
+    exit(code.rawValue)
+}
+
+signal(SIGPIPE, SIG_IGN)
+let environment = ProcessInfo.processInfo.environment
+let options: Options
+do {
+    options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(.badArguments, error.description)
+}
+
+let registry = BackendRegistry.shared
+KeyboardAdapterBackends.register(in: registry)
+
+switch options.mode {
+case .help:
+    emit(Usage.text)
+    exit(ExitCode.success.rawValue)
+case .version:
+    emit(Usage.version)
+    exit(ExitCode.success.rawValue)
+case .listBackends:
+    Doctor.listBackends(registry).forEach { emit($0) }
+    exit(ExitCode.success.rawValue)
+case .doctor:
+    Doctor.report(registry, environment: environment, chosen: options.backend).forEach { emit($0) }
+    exit(ExitCode.success.rawValue)
+case .watch, .state:
+    break
+}
+
+// The source: a recording, or the display server's backend.
+var backend: any KeyboardBackend
+if let path = options.replayPath {
+    let replay = ReplayBackend(source: .file(path), speed: options.speed.map(ReplayBackend.Speed.factor) ?? .asFastAsPossible)
+    if case .unavailable(let reason) = replay.availability() { fail(.badRecording, reason) }
+    backend = replay
+} else {
+    do {
+        backend = try registry.select(name: options.backend, environment: environment)
+    } catch {
+        switch error {
+        case .noDisplayServer: fail(.noDisplayServer, error.description)
+        case .unknownBackend: fail(.badArguments, error.description)
+        case .unavailable, .noneAvailable: fail(.backendUnavailable, error.description)
+        }
+    }
+}
+if let path = options.recordPath {
+    do {
+        backend = try RecordingBackend(recording: backend, to: path)
+    } catch {
+        fail(.badArguments, "\(error)")
+    }
+}
+
+let writer: any EventWriter = switch options.style {
+case .human: HumanWriter()
+case .json: JSONWriter()
+case .format(let template): FormatWriter(template: template)
+}
+
+let manager = KeyboardManager(backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000))
+if !options.processIDs.isEmpty || !options.windowIDs.isEmpty {
+    manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs))
+}
+
+// Closures run on the main queue, which dispatchMain() below drains: events, layout changes and
+// the end of the backend are handled in the order they happened.
+let subscriptions = [
+    manager.onEvent { [writer] in emit(writer.line(for: $0)) },
+    manager.onLayoutChange { [writer] state in writer.line(forLayoutChange: state, at: Date()).map { emit($0) } },
+    manager.onStop { failure in
+        guard let failure else { exit(ExitCode.success.rawValue) }
+        fail(failure.kind == .malformedInput ? .badRecording : .backendFailed, failure.description)
+    },
+]
+
+do {
+    try manager.start()
+} catch let failure as BackendFailure {
+    fail(failure.kind == .malformedInput ? .badRecording : .backendUnavailable, failure.description)
+} catch {
+    fail(.backendUnavailable, "\(error)")
+}
+
+if options.mode == .state {
+    let keyboards = manager.visibleKeyboards
+    writer.lines(forState: keyboards).forEach { emit($0) }
+    manager.stop()
+    exit(keyboards.isEmpty ? ExitCode.noKeyboardVisible.rawValue : ExitCode.success.rawValue)
+}
+
+// SIGINT and SIGTERM end the watch cleanly: stop the backend, let the main queue finish the
+// lines already queued, exit 0. The handlers are installed explicitly because a background job
+// of a non-interactive shell starts with SIGINT ignored.
+var signalSources: [DispatchSourceSignal] = []
+for number in [SIGINT, SIGTERM] {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+    source.setEventHandler { [manager] in
+        manager.stop()
+        DispatchQueue.main.async { exit(ExitCode.success.rawValue) }
+    }
+    source.resume()
+    signalSources.append(source)
+}
+withExtendedLifetime(subscriptions) {}
+dispatchMain()

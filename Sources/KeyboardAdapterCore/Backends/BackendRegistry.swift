@@ -6,11 +6,16 @@ public struct BackendSessionHint: Sendable, Hashable {
     public var variables: [String]
     /// The `XDG_SESSION_TYPE` value of its sessions (`x11`), used to break ties.
     public var sessionType: String?
+    /// Which backend is tried first when several fit and `XDG_SESSION_TYPE` does not decide:
+    /// the higher, the earlier. (A Wayland session also sets `DISPLAY` for XWayland, so the
+    /// Wayland backend ranks above the X11 one.)
+    public var priority: Int
 
     /// Creates a hint.
-    public init(variables: [String], sessionType: String? = nil) {
+    public init(variables: [String], sessionType: String? = nil, priority: Int = 0) {
         self.variables = variables
         self.sessionType = sessionType
+        self.priority = priority
     }
 }
 
@@ -22,6 +27,8 @@ public enum BackendSelectionError: Error, Sendable, Hashable, CustomStringConver
     case unavailable(name: String, reason: String)
     /// No backend fits this session; each registered backend with why it does not.
     case noneAvailable(reasons: [(name: String, reason: String)])
+    /// No display server can be reached: no session variable is set, or nothing answers.
+    case noDisplayServer(reasons: [(name: String, reason: String)])
 
     /// One line for people.
     public var description: String {
@@ -32,6 +39,9 @@ public enum BackendSelectionError: Error, Sendable, Hashable, CustomStringConver
             "backend '\(name)' is unavailable: \(reason)"
         case .noneAvailable(let reasons):
             "no keyboard backend is available: "
+                + reasons.map { "\($0.name): \($0.reason)" }.joined(separator: "; ")
+        case .noDisplayServer(let reasons):
+            "no display server is reachable: "
                 + reasons.map { "\($0.name): \($0.reason)" }.joined(separator: "; ")
         }
     }
@@ -100,31 +110,40 @@ public final class BackendRegistry: Sendable {
                 throw .unknownBackend(name: wanted, known: list.map(\.name))
             }
             let backend = registration.make()
-            if case .unavailable(let reason) = backend.availability() {
-                throw .unavailable(name: wanted, reason: reason)
+            switch backend.availability() {
+            case .available: return backend
+            case .unreachable(let reason): throw .noDisplayServer(reasons: [(wanted, reason)])
+            case .unavailable(let reason): throw .unavailable(name: wanted, reason: reason)
             }
-            return backend
         }
         var reasons: [(name: String, reason: String)] = []
+        var reachable = false
         for registration in candidates(list, environment: environment) {
             let backend = registration.make()
             switch backend.availability() {
             case .available: return backend
-            case .unavailable(let reason): reasons.append((registration.name, reason))
+            case .unreachable(let reason): reasons.append((registration.name, reason))
+            case .unavailable(let reason):
+                reachable = true
+                reasons.append((registration.name, reason))
             }
         }
         for registration in list where !reasons.contains(where: { $0.name == registration.name }) {
             let variables = registration.hint.variables.joined(separator: " or ")
             reasons.append((registration.name, "\(variables) is not set"))
         }
-        throw .noneAvailable(reasons: reasons)
+        throw reachable ? .noneAvailable(reasons: reasons) : .noDisplayServer(reasons: reasons)
     }
 
-    /// The registrations whose session variables are set, the one matching `XDG_SESSION_TYPE` first.
+    /// The registrations whose session variables are set, the one matching `XDG_SESSION_TYPE`
+    /// first, then by priority.
     func candidates(_ list: [Registration], environment: [String: String]) -> [Registration] {
         let present = list.filter { registration in
             registration.hint.variables.contains { environment[$0].map { !$0.isEmpty } ?? false }
-        }
+        }.enumerated().sorted { a, b in
+            a.element.hint.priority != b.element.hint.priority
+                ? a.element.hint.priority > b.element.hint.priority : a.offset < b.offset
+        }.map(\.element)
         let session = environment["XDG_SESSION_TYPE"]
         return present.filter { $0.hint.sessionType == session } + present.filter { $0.hint.sessionType != session }
     }

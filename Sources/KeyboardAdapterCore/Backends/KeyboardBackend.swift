@@ -1,8 +1,12 @@
+import Foundation
+
 /// Whether a backend can run in this session.
 public enum BackendAvailability: Sendable, Hashable {
     /// It can run; the detail says what it found (for example the display it will use).
     case available(detail: String)
-    /// It cannot run here, and why.
+    /// Its display server cannot be reached (not set, or nothing answers), and why.
+    case unreachable(reason: String)
+    /// The display server answers but lacks what the backend needs, and why.
     case unavailable(reason: String)
 
     /// True when the backend can run.
@@ -15,7 +19,7 @@ public enum BackendAvailability: Sendable, Hashable {
     public var explanation: String {
         switch self {
         case .available(let detail): detail
-        case .unavailable(let reason): reason
+        case .unreachable(let reason), .unavailable(let reason): reason
         }
     }
 }
@@ -41,6 +45,8 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable {
     public static let reportsOutputs = BackendCapabilities(rawValue: 1 << 5)
     /// Sees input-method panels as well as keyboards.
     public static let reportsInputMethodPanels = BackendCapabilities(rawValue: 1 << 6)
+    /// Can ask a visible keyboard to hide (`KeyboardManager.hideKeyboard()`).
+    public static let hidesKeyboards = BackendCapabilities(rawValue: 1 << 8)
     /// Drives the tracker's clock itself (replay): the manager arms no timers of its own and the
     /// backend calls `ObservationSink.advance(to:)` instead.
     public static let drivesClock = BackendCapabilities(rawValue: 1 << 7)
@@ -48,14 +54,27 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable {
 
 /// Why a backend stopped on its own.
 public struct BackendFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, which decides what becomes of the keyboards already seen.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The display server went away: every visible keyboard is hidden.
+        case connectionLost
+        /// The input (a recording) is malformed: what was delivered before stands, nothing is invented.
+        case malformedInput
+        /// Anything else; keyboards are hidden as for a lost connection.
+        case other
+    }
+
     /// The backend's name.
     public var backend: String
+    /// What kind of failure this is.
+    public var kind: Kind
     /// A one-line reason, such as `lost the connection to the X server :1`.
     public var reason: String
 
     /// Creates a failure.
-    public init(backend: String, reason: String) {
+    public init(backend: String, kind: Kind = .connectionLost, reason: String) {
         self.backend = backend
+        self.kind = kind
         self.reason = reason
     }
 
@@ -90,17 +109,66 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     var capabilities: BackendCapabilities { get }
     /// Whether the backend can run in this session, and why not; may connect briefly to check.
     func availability() -> BackendAvailability
-    /// Connects and starts delivering observations to `sink` from the backend's own thread,
-    /// beginning with the keyboards already visible. Throws when it cannot start.
+    /// Connects and starts delivering observations to `sink` from the backend's own thread.
+    /// The keyboards already visible are delivered before it returns, so that a caller can ask
+    /// for the current state right after. Throws when it cannot start.
     func start(sink: any ObservationSink) throws
     /// Stops delivering and releases the connection. Idempotent; returns once no further call to
     /// the sink will be made.
     func stop()
-    /// What the backend sees in this session, line by line, for `kbwatch --doctor`.
+    /// What the backend sees in this session, line by line, for `kbwatch --doctor`: the display
+    /// server, the protocols or atoms found, the keyboards running, and what it cannot see.
     func diagnose() -> [String]
+    /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
+    /// or processes has the focus is local. Backends that cannot tell ignore it.
+    func setAppIdentity(_ identity: AppIdentity)
+    /// Asks a visible keyboard to hide, the way its own program would be asked (ARKeyboardControl's
+    /// `hideKeyboard`). The hide is then observed like any other. Throws when the backend cannot.
+    func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError)
 }
 
 extension KeyboardBackend {
     /// By default a backend has nothing to add beyond its availability.
-    public func diagnose() -> [String] { ["\(name): \(availability().explanation)"] }
+    public func diagnose() -> [String] { [availability().explanation] }
+    /// By default a backend cannot judge ownership.
+    public func setAppIdentity(_ identity: AppIdentity) {}
+    /// By default a backend cannot hide keyboards.
+    public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
+        throw .unsupported("the \(name) backend cannot hide keyboards")
+    }
+}
+
+/// Why a keyboard could not be asked to hide.
+public enum KeyboardControlError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The backend (or this keyboard) offers no way to do it.
+    case unsupported(String)
+    /// No such keyboard is visible.
+    case notVisible(String)
+    /// The request could not be sent.
+    case failed(String)
+
+    /// One line for people.
+    public var description: String {
+        switch self {
+        case .unsupported(let reason), .failed(let reason): reason
+        case .notVisible(let id): "no visible keyboard \(id)"
+        }
+    }
+}
+
+/// The app whose keyboards count as local: its processes and its top-level windows.
+public struct AppIdentity: Sendable, Hashable {
+    /// Process ids of the app (the current process by default).
+    public var processIDs: [Int32]
+    /// Window ids of the app's top-level windows (X11 window ids).
+    public var windowIDs: [UInt64]
+
+    /// Creates an identity.
+    public init(processIDs: [Int32] = [], windowIDs: [UInt64] = []) {
+        self.processIDs = processIDs
+        self.windowIDs = windowIDs
+    }
+
+    /// The current process.
+    public static var currentProcess: AppIdentity { AppIdentity(processIDs: [getpid()]) }
 }

@@ -1,0 +1,24 @@
+import Foundation
+import KeyboardAdapterCore
+
+/// The display-server backends this package ships, and their registration (like swift-log's
+/// `LoggingSystem.bootstrap`, but additive and idempotent).
+public enum KeyboardAdapterBackends {
+    /// Every shipped backend's registration.
+    public static var registrations: [BackendRegistry.Registration] { [] }
+
+    /// Registers every shipped backend in `registry`; calling it again changes nothing.
+    public static func register(in registry: BackendRegistry = .shared) {
+        registrations.forEach(registry.register)
+    }
+}
+
+extension KeyboardManager {
+    /// A manager for the backend that fits this session, chosen among the shipped backends:
+    /// `name` if given, else `KEYBOARD_ADAPTER_BACKEND`, else the session's variables.
+    public static func forThisSession(backend name: String? = nil,
+                                      configuration: Configuration = Configuration()) throws -> KeyboardManager {
+        KeyboardAdapterBackends.register()
+        return try KeyboardManager(backendNamed: name, configuration: configuration)
+    }
+}

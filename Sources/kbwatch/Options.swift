@@ -1,0 +1,118 @@
+/// What the command line asked for.
+struct Options: Equatable {
+    /// How events are printed.
+    enum Style: Equatable {
+        case human
+        case json
+        case format(String)
+    }
+
+    /// What to do.
+    enum Mode: Equatable {
+        case watch
+        case state
+        case listBackends
+        case doctor
+        case help
+        case version
+    }
+
+    var mode: Mode = .watch
+    var style: Style = .human
+    var backend: String?
+    var processIDs: [Int32] = []
+    var windowIDs: [UInt64] = []
+    var recordPath: String?
+    var replayPath: String?
+    /// Playback speed factor; nil plays as fast as possible.
+    var speed: Double? = 1
+    var settleMilliseconds: Double = 50
+}
+
+/// A command-line mistake, said in one line.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Options {
+    /// Parses the arguments (without the program name).
+    static func parse(_ arguments: [String]) throws(UsageError) -> Options {
+        var options = Options()
+        var rest = arguments[...]
+        var speedGiven = false
+        var modes: [String] = []
+
+        func value(_ flag: String, inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            guard let next = rest.popFirst(), !next.hasPrefix("--") || next == "-" else {
+                throw UsageError("\(flag) needs a value")
+            }
+            return next
+        }
+
+        while let argument = rest.popFirst() {
+            // Accept both `--flag value` and `--flag=value`.
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            let flag = argument.hasPrefix("--") ? parts[0] : argument
+            let inline = argument.hasPrefix("--") && parts.count == 2 ? parts[1] : nil
+            switch flag {
+            case "-h", "--help": modes.append(flag); options.mode = .help
+            case "--version": modes.append(flag); options.mode = .version
+            case "--json": options.style = .json
+            case "--format": options.style = .format(try value(flag, inline: inline))
+            case "--backend":
+                let name = try value(flag, inline: inline)
+                guard !name.isEmpty else { throw UsageError("--backend needs a name") }
+                options.backend = name
+            case "--list-backends": modes.append(flag); options.mode = .listBackends
+            case "--doctor": modes.append(flag); options.mode = .doctor
+            case "--state": modes.append(flag); options.mode = .state
+            case "--pid":
+                let text = try value(flag, inline: inline)
+                guard let pid = Int32(text), pid > 0 else { throw UsageError("--pid needs a process id, not '\(text)'") }
+                options.processIDs.append(pid)
+            case "--window":
+                let text = try value(flag, inline: inline)
+                guard let id = parseWindowID(text) else {
+                    throw UsageError("--window needs a window id (decimal or 0x hex), not '\(text)'")
+                }
+                options.windowIDs.append(id)
+            case "--record": options.recordPath = try value(flag, inline: inline)
+            case "--replay": options.replayPath = try value(flag, inline: inline)
+            case "--speed":
+                let text = try value(flag, inline: inline)
+                speedGiven = true
+                if text == "max" {
+                    options.speed = nil
+                } else {
+                    guard let speed = Double(text), speed > 0, speed.isFinite else {
+                        throw UsageError("--speed needs a positive number or 'max', not '\(text)'")
+                    }
+                    options.speed = speed
+                }
+            case "--settle":
+                let text = try value(flag, inline: inline)
+                guard let ms = Double(text), ms >= 0, ms <= 10_000 else {
+                    throw UsageError("--settle needs milliseconds from 0 to 10000, not '\(text)'")
+                }
+                options.settleMilliseconds = ms
+            default:
+                throw UsageError(argument.hasPrefix("-") ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
+            }
+        }
+        if modes.count > 1 { throw UsageError("\(modes[0]) and \(modes[1]) cannot be used together") }
+        if speedGiven && options.replayPath == nil { throw UsageError("--speed only applies to --replay") }
+        if options.replayPath != nil && options.backend != nil {
+            throw UsageError("--replay and --backend cannot be used together")
+        }
+        return options
+    }
+
+    /// A window id in decimal or `0x` hexadecimal.
+    static func parseWindowID(_ text: String) -> UInt64? {
+        let lower = text.lowercased()
+        let id = lower.hasPrefix("0x") ? UInt64(lower.dropFirst(2), radix: 16) : UInt64(lower)
+        return id.flatMap { $0 > 0 ? $0 : nil }
+    }
+}

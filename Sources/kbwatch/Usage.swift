@@ -1,0 +1,64 @@
+/// `kbwatch --help`, and the exit codes.
+enum Usage {
+    static let version = "kbwatch 0.1.0"
+
+    static var text: String {
+        """
+        Usage: kbwatch [options]
+
+        Watches the on-screen keyboards and input-method panels of this session and prints one
+        line per keyboard event (willShow, didShow, willHide, didHide, willChangeFrame,
+        didChangeFrame) until interrupted.
+
+        Output:
+          --json               JSON Lines, schema 1 (one object per event; see kbwatch(1))
+          --format TEMPLATE    one line per event from a template, e.g. '%e %x %y %w %h'
+                               (\\n and \\t are a newline and a tab; fields below)
+        Source:
+          --backend NAME       x11 or wayland (default: chosen from the session; also
+                               KEYBOARD_ADAPTER_BACKEND)
+          --replay FILE        play a recording instead of watching ('-' reads stdin)
+          --speed N|max        replay speed factor (default 1), or as fast as possible
+          --record FILE        also record what the backend sees, for --replay
+        Behaviour:
+          --settle MS          how long a frame must stay put before a did event (default 50)
+          --pid PID            judge 'local' against this process (repeatable)
+          --window ID          judge 'local' against this window, decimal or 0x hex (repeatable)
+        Other modes:
+          --state              print the visible keyboards once; exit 1 when none is visible
+          --list-backends      list the backends, available or not and why
+          --doctor             explain what this session offers and what kbwatch can see here
+          -h, --help           this text
+          --version            the version
+
+        Format fields:
+        \(FormatWriter.fields.map { "  %\($0.0)  \($0.1)" }.joined(separator: "\n"))
+
+        Exit codes:
+        \(ExitCode.allCases.map { "  \($0.rawValue)  \($0.meaning)" }.joined(separator: "\n"))
+        """
+    }
+}
+
+/// kbwatch's exit codes, each with one meaning.
+enum ExitCode: Int32, CaseIterable {
+    case success = 0
+    case noKeyboardVisible = 1
+    case badArguments = 2
+    case noDisplayServer = 3
+    case backendUnavailable = 4
+    case badRecording = 5
+    case backendFailed = 6
+
+    var meaning: String {
+        switch self {
+        case .success: "success (also after SIGINT or SIGTERM)"
+        case .noKeyboardVisible: "--state: no keyboard is visible"
+        case .badArguments: "bad arguments"
+        case .noDisplayServer: "no display server is reachable"
+        case .backendUnavailable: "the backend cannot run in this session (the message says why)"
+        case .badRecording: "the recording cannot be read or has a malformed line (the message names it)"
+        case .backendFailed: "the display server went away while watching (keyboards reported hidden first)"
+        }
+    }
+}

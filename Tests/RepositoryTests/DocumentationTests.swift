@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Checks that keep the documentation honest: every public symbol documented, and every kbwatch
+/// option in the man page and the README.
+@Suite("Repository")
+struct DocumentationTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func swiftFiles(under directory: String) -> [URL] {
+        let base = root.appendingPathComponent(directory)
+        let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
+        return (enumerator?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "swift" }
+    }
+
+    @Test("every public declaration has a /// doc comment")
+    func publicSymbolsDocumented() throws {
+        var undocumented: [String] = []
+        let files = Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Examples")
+        #expect(files.count > 20)
+        for file in files {
+            let lines = try String(contentsOf: file, encoding: .utf8).components(separatedBy: "\n")
+            for (index, line) in lines.enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("public ") || trimmed.hasPrefix("open "),
+                      !trimmed.hasPrefix("public import") else { continue }
+                // Walk up over attributes to the line that should be the end of a doc comment.
+                var above = index - 1
+                while above >= 0, lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("@") { above -= 1 }
+                let previous = above >= 0 ? lines[above].trimmingCharacters(in: .whitespaces) : ""
+                if !previous.hasPrefix("///") {
+                    undocumented.append("\(file.lastPathComponent):\(index + 1): \(trimmed)")
+                }
+            }
+        }
+        #expect(undocumented.isEmpty, "undocumented: \(undocumented.joined(separator: "\n"))")
+    }
+
+    @Test("every kbwatch option is in the man page and the README")
+    func optionsDocumented() throws {
+        let options = try String(contentsOf: Self.root.appendingPathComponent("Sources/kbwatch/Options.swift"), encoding: .utf8)
+        let flags = Set(options.matches(of: /case "(--[a-z-]+)"/).map { String($0.output.1) })
+            .union(options.matches(of: /, "(--[a-z-]+)"/).map { String($0.output.1) })
+        #expect(flags.count >= 14)
+        let man = try String(contentsOf: Self.root.appendingPathComponent("man/kbwatch.1"), encoding: .utf8)
+            .replacingOccurrences(of: "\\-", with: "-")
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        for flag in flags {
+            #expect(man.contains(flag), "man page lacks \(flag)")
+            #expect(readme.contains(flag), "README lacks \(flag)")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Runs the built `kbwatch` binary, as a user would.
+public enum Kbwatch {
+    /// The binary next to the test bundle (SwiftPM builds both into the same directory).
+    public static var path: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("kbwatch").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return "kbwatch"
+    }
+
+    /// What one run printed, and how it ended.
+    public struct Result: Sendable {
+        /// The exit status.
+        public var status: Int32
+        /// Standard output.
+        public var stdout: String
+        /// Standard error.
+        public var stderr: String
+        /// Standard output's raw bytes.
+        public var stdoutData: Data
+        /// Standard output split into lines (without the trailing empty one).
+        public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    }
+
+    /// Runs kbwatch with `arguments` and the environment changed by `environment` (nil removes a
+    /// variable), and waits for it to exit.
+    public static func run(_ arguments: [String], environment: [String: String?] = [:], timeout: Double = 30,
+                           whileRunning: ((Int32) -> Void)? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let collected = Collected()
+        out.fileHandleForReading.readabilityHandler = { collected.append(out: $0.availableData) }
+        err.fileHandleForReading.readabilityHandler = { collected.append(err: $0.availableData) }
+        try process.run()
+        whileRunning?(process.processIdentifier)
+        guard Wait.until(timeout: timeout, { !process.isRunning }) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw TestFailure("kbwatch \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
+        }
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
+        collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
+        let (stdout, stderr) = collected.values
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
+    }
+
+    /// Starts kbwatch in the background; its output accumulates in a log (see `ChildProcess`).
+    public static func start(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess {
+        try ChildProcess(path, arguments, environment: environment)
+    }
+}
+
+private final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = Data(), err = Data()
+    func append(out data: Data) { lock.withLock { out.append(data) } }
+    func append(err data: Data) { lock.withLock { err.append(data) } }
+    var values: (Data, Data) { lock.withLock { (out, err) } }
+}

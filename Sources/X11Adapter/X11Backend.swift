@@ -62,12 +62,12 @@ public final class X11Backend: KeyboardBackend {
             let size = display.screenSize
             return .available(detail: "X server \(display.name), screen \(size.width)x\(size.height)")
         } catch {
-            return .unavailable(reason: "\(error)")
+            return .unreachable(reason: "\(error)")
         }
     }
 
-    /// Connects and starts the event thread. Throws a `BackendFailure` when the server cannot be
-    /// reached or the thread cannot start.
+    /// Connects, delivers the keyboards already visible, and starts the event thread. Throws a
+    /// `BackendFailure` when the server cannot be reached or the thread cannot start.
     public func start(sink: any ObservationSink) throws {
         try running.withLock { running in
             guard running == nil else { return }
@@ -87,6 +87,9 @@ public final class X11Backend: KeyboardBackend {
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             let wakeFD = pipeFDs[0]
             let loop = EventLoop(display: display, rules: rules, sink: sink, wakeFD: wakeFD, backendName: name)
+            // The keyboards already visible are delivered before start returns; the connection
+            // then passes to the thread, which alone uses it from here on.
+            loop.tracker.start()
             let context = Unmanaged.passRetained(loop).toOpaque()
             var thread = pthread_t()
             let status = pthread_create(&thread, nil, { context in
@@ -164,7 +167,6 @@ private final class EventLoop {
     }
 
     func run() {
-        tracker.start()
         var fds = [
             pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),

@@ -30,6 +30,8 @@ final class WindowTracker {
         var rule: KeyboardRule?
         /// Keyboard-only properties, read once the window is known to be a keyboard.
         var keyboard: KeyboardProperties?
+        /// Whether this keyboard came up for the app, judged when it showed; nil while hidden.
+        var isLocal: Bool?
 
         init(id: Window, parent: Window) {
             self.id = id
@@ -48,6 +50,8 @@ final class WindowTracker {
     private let display: XDisplay
     private let rules: KeyboardRules
     private let deliver: (Observation) -> Void
+    private let appIdentity: () -> AppIdentity
+    private var ownership = FocusOwnership()
     private var windows: [Window: Tracked] = [:]
     /// What was last delivered per keyboard window (with time 0), to drop repeats: ConfigureNotify
     /// arrives once through the root and once through the window itself.
@@ -67,10 +71,12 @@ final class WindowTracker {
     /// Properties that only matter for keyboards.
     private let keyboardAtoms: Set<Atom>
 
-    init(display: XDisplay, rules: KeyboardRules, deliver: @escaping (Observation) -> Void) {
+    init(display: XDisplay, rules: KeyboardRules, appIdentity: @escaping () -> AppIdentity = { AppIdentity() },
+         deliver: @escaping (Observation) -> Void) {
         self.display = display
         self.rules = rules
         self.deliver = deliver
+        self.appIdentity = appIdentity
         let size = display.screenSize
         output = Output(name: "screen", frame: Rect(x: 0, y: 0, width: size.width, height: size.height))
         describingAtoms = Set(
@@ -85,6 +91,7 @@ final class WindowTracker {
     /// are already visible.
     func start() {
         display.selectInput(display.root, SubstructureNotifyMask | StructureNotifyMask | PropertyChangeMask)
+        ownership.activeWindowChanged(display)
         guard let topLevels = display.tree(of: display.root)?.children else { return }
         let wmState = display.atom("WM_STATE")
         for topLevel in topLevels {
@@ -349,6 +356,10 @@ final class WindowTracker {
     }
 
     private func propertyChanged(_ window: Window, _ atom: Atom) {
+        if window == display.root {
+            if atom == display.atom("_NET_ACTIVE_WINDOW") { ownership.activeWindowChanged(display) }
+            return
+        }
         guard let tracked = windows[window], tracked.description != nil else { return }
         if describingAtoms.contains(atom) {
             // Re-read only the property that changed.
@@ -455,6 +466,17 @@ final class WindowTracker {
         // Mid-animation or mid-resize (the frame shrank before the client did): wait for the
         // geometry to make sense again rather than report a frame the keyboard never has.
         if isShown, !frameHolds(tracked) { return nil }
+        if !isShown {
+            windows[window]?.isLocal = nil
+        } else if delivered[window]?.frame == nil {
+            // Showing now: judge ownership by the focus at this moment, once per show.
+            // Computed first: an optional-chained assignment would hold `windows` while the
+            // judgement reads it.
+            let isLocal = ownership.isLocal(
+                keyboard: window, keyboardFrame: tracked.frame, app: appIdentity(), display: display,
+                topLevel: { self.topLevel(of: $0) }, clientOf: { self.windows[$0]?.client })
+            windows[window]?.isLocal = isLocal
+        }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
         var observation = Observation(time: 0, keyboard: identity, frame: nil, output: output, geometry: .reported)
@@ -467,6 +489,7 @@ final class WindowTracker {
             observation.frame = frame
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge
+            observation.isLocal = windows[window]?.isLocal
         }
         if let last = delivered[window] {
             var comparable = last

@@ -18,8 +18,11 @@ public final class X11Backend: KeyboardBackend {
 
     /// The registry name.
     public let name = "x11"
-    /// Frames, floating and docked keyboards, and the output (the X screen).
-    public let capabilities: BackendCapabilities = [.reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs]
+    /// Frames, floating and docked keyboards, the output, and whether a keyboard came up for
+    /// this app (judged by the focused window when it shows).
+    public let capabilities: BackendCapabilities = [
+        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership,
+    ]
     /// The display this backend connects to; nil means `$DISPLAY`.
     public let displayName: String?
     /// The rules keyboards are recognised by.
@@ -34,6 +37,7 @@ public final class X11Backend: KeyboardBackend {
         var wakePipe: (read: Int32, write: Int32)
     }
     private let running = Mutex<Running?>(nil)
+    private let app = AppIdentityBox()
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
     /// rules file and `extraRules` (tried first).
@@ -53,6 +57,12 @@ public final class X11Backend: KeyboardBackend {
     }
 
     deinit { stop() }
+
+    /// The app whose focused windows make a keyboard local; the current process until set.
+    /// Takes effect at the next show.
+    public func setAppIdentity(_ identity: AppIdentity) {
+        app.value.withLock { $0 = identity }
+    }
 
     /// Available when the X server answers; the detail names the display and the screen size.
     public func availability() -> BackendAvailability {
@@ -86,7 +96,7 @@ public final class X11Backend: KeyboardBackend {
             _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             let wakeFD = pipeFDs[0]
-            let loop = EventLoop(display: display, rules: rules, sink: sink, wakeFD: wakeFD, backendName: name)
+            let loop = EventLoop(display: display, rules: rules, app: app, sink: sink, wakeFD: wakeFD, backendName: name)
             // The keyboards already visible are delivered before start returns; the connection
             // then passes to the thread, which alone uses it from here on.
             loop.tracker.start()
@@ -158,12 +168,14 @@ private final class EventLoop {
     let backendName: String
     let tracker: WindowTracker
 
-    init(display: XDisplay, rules: KeyboardRules, sink: any ObservationSink, wakeFD: Int32, backendName: String) {
+    init(display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink, wakeFD: Int32,
+         backendName: String) {
         self.display = display
         self.sink = sink
         self.wakeFD = wakeFD
         self.backendName = backendName
-        tracker = WindowTracker(display: display, rules: rules, deliver: { sink.deliver($0) })
+        tracker = WindowTracker(display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
+                                deliver: { sink.deliver($0) })
     }
 
     func run() {
@@ -212,4 +224,9 @@ private final class EventLoop {
         display.close()
         sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
     }
+}
+
+/// The app identity, shared between the caller's thread (`setAppIdentity`) and the event thread.
+final class AppIdentityBox: Sendable {
+    let value = Mutex<AppIdentity>(.currentProcess)
 }

@@ -288,6 +288,14 @@ final class XDisplay {
         return (Int(x), Int(y), Int(width), Int(height), Int(border))
     }
 
+    /// The window that has the X input focus (may be None, PointerRoot or a child window).
+    func inputFocus() -> Window? {
+        var focus: Window = 0
+        var revert: Int32 = 0
+        XGetInputFocus(handle, &focus, &revert)
+        return isBroken ? nil : focus
+    }
+
     /// The window's parent and children (bottom to top); nil when it is gone.
     func tree(of window: Window) -> (parent: Window, children: [Window])? {
         var rootReturn: Window = 0

@@ -104,6 +104,17 @@ public final class XTestClient: @unchecked Sendable {
         }
     }
 
+    /// Replaces a format-32 CARDINAL property (such as `_NET_WM_PID`).
+    public func setCardinals(_ window: Window, _ name: String, _ values: [UInt]) {
+        values.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UInt8.self) { bytes in
+                _ = XChangeProperty(handle, window, atom(name), Atom(XA_CARDINAL), 32, PropModeReplace,
+                                    bytes.baseAddress, Int32(values.count))
+            }
+        }
+        XSync(handle, 0)
+    }
+
     /// Destroys a window this connection created.
     public func destroy(_ window: Window) {
         XDestroyWindow(handle, window)

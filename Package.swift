@@ -20,12 +20,15 @@ let package = Package(
             name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
             providers: [.apt(["libx11-dev"])]),
         .systemLibrary(
+            name: "CXrandr", path: "Sources/CXrandr", pkgConfig: "xrandr",
+            providers: [.apt(["libxrandr-dev"])]),
+        .systemLibrary(
             name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]),
         .target(name: "CWaylandProtocols", dependencies: ["CWayland"]),
 
         // Display-server backends, one plugin each.
-        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11"]),
+        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr"]),
         .target(name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols"]),
 
         // Umbrella: the core plus every backend, registered.

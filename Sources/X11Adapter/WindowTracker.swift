@@ -61,7 +61,10 @@ final class WindowTracker {
     private var dirtySet: Set<Window> = []
     /// Hides of keyboard windows destroyed since the last flush.
     private var gone: [Observation] = []
-    private var output: Output
+    /// The whole screen (the root window), which struts are relative to.
+    private var screen: Rect
+    /// The monitors a keyboard can be on.
+    private var monitors: MonitorLayout
 
     /// Events asked for on every followed window: its own geometry and mapping, and its properties.
     private static let windowMask = StructureNotifyMask | PropertyChangeMask
@@ -78,7 +81,8 @@ final class WindowTracker {
         self.deliver = deliver
         self.appIdentity = appIdentity
         let size = display.screenSize
-        output = Output(name: "screen", frame: Rect(x: 0, y: 0, width: size.width, height: size.height))
+        screen = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        monitors = MonitorLayout(monitors: [], screen: screen)
         describingAtoms = Set(
             ["WM_CLASS", "WM_NAME", "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "WM_HINTS", "ONSCREEN_KEYBOARD"]
                 .map { display.atom($0) })
@@ -92,6 +96,8 @@ final class WindowTracker {
     func start() {
         display.selectInput(display.root, SubstructureNotifyMask | StructureNotifyMask | PropertyChangeMask)
         ownership.activeWindowChanged(display)
+        display.selectMonitorChanges()
+        monitors = MonitorLayout(monitors: display.monitors(), screen: screen)
         guard let topLevels = display.tree(of: display.root)?.children else { return }
         let wmState = display.atom("WM_STATE")
         for topLevel in topLevels {
@@ -128,6 +134,10 @@ final class WindowTracker {
 
     /// Handles one X event.
     func handle(_ event: inout XEvent) {
+        if display.isMonitorChange(&event) {
+            monitorsChanged()
+            return
+        }
         switch event.type {
         case CreateNotify:
             let e = event.xcreatewindow
@@ -311,8 +321,16 @@ final class WindowTracker {
 
     private func screenChanged(width: Int, height: Int) {
         let frame = Rect(x: 0, y: 0, width: width, height: height)
-        guard frame != output.frame else { return }
-        output.frame = frame
+        guard frame != screen else { return }
+        screen = frame
+        monitorsChanged()
+    }
+
+    /// Reads the monitors again; every keyboard shown is observed again when they changed.
+    private func monitorsChanged() {
+        let layout = MonitorLayout(monitors: display.monitors(), screen: screen)
+        guard layout != monitors else { return }
+        monitors = layout
         for window in delivered.keys.sorted() { evaluate(window) }
     }
 
@@ -479,13 +497,17 @@ final class WindowTracker {
         }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
-        var observation = Observation(time: 0, keyboard: identity, frame: nil, output: output, geometry: .reported)
+        var observation = Observation(time: 0, keyboard: identity, frame: nil, output: delivered[window]?.output,
+                                      geometry: .reported)
         if isShown, let frame = absoluteFrame(tracked) {
+            // Struts are relative to the screen; docking is judged on the keyboard's own monitor.
+            let output = monitors.output(for: frame)
             let verdict = DockingVerdict.judge(
                 isDockType: tracked.description?.windowTypes.contains("_NET_WM_WINDOW_TYPE_DOCK") ?? false,
                 strut: Strut(partial: keyboard.strutPartial, plain: keyboard.strut,
-                             width: output.frame.width, height: output.frame.height),
+                             width: screen.width, height: screen.height),
                 frame: frame, output: output.frame)
+            observation.output = output
             observation.frame = frame
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge

@@ -1,4 +1,5 @@
 import CX11
+import CXrandr
 import Glibc
 import KeyboardAdapterCore
 import Synchronization
@@ -294,6 +295,44 @@ final class XDisplay {
         var revert: Int32 = 0
         XGetInputFocus(handle, &focus, &revert)
         return isBroken ? nil : focus
+    }
+
+    // MARK: Monitors (RandR)
+
+    /// RandR's first event code, once asked; nil when the server has no RandR.
+    private lazy var randrEventBase: Int32? = {
+        var eventBase: Int32 = 0, errorBase: Int32 = 0
+        return XRRQueryExtension(handle, &eventBase, &errorBase) != 0 ? eventBase : nil
+    }()
+
+    /// Asks for RandR's screen, CRTC and output change events on the root window.
+    func selectMonitorChanges() {
+        guard randrEventBase != nil else { return }
+        XRRSelectInput(handle, root, Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
+    }
+
+    /// True for a RandR event; lets Xlib update its idea of the screen size first.
+    func isMonitorChange(_ event: inout XEvent) -> Bool {
+        guard let base = randrEventBase else { return false }
+        if event.type == base + RRScreenChangeNotify {
+            XRRUpdateConfiguration(&event)
+            return true
+        }
+        return event.type == base + RRNotify
+    }
+
+    /// The active RandR monitors, named as `xrandr --listmonitors` names them; empty without RandR.
+    func monitors() -> [Output] {
+        guard randrEventBase != nil else { return [] }
+        var count: Int32 = 0
+        guard let list = XRRGetMonitors(handle, root, 1, &count) else { return [] }
+        defer { XRRFreeMonitors(list) }
+        return (0..<Int(max(0, count))).map { index in
+            let monitor = list[index]
+            return Output(name: atomName(monitor.name) ?? "monitor-\(index)",
+                          frame: Rect(x: Int(monitor.x), y: Int(monitor.y), width: Int(monitor.width),
+                                      height: Int(monitor.height)))
+        }
     }
 
     /// The window's parent and children (bottom to top); nil when it is gone.

@@ -149,7 +149,8 @@ func run() throws {
         return sink.state.withLock { $0.visible }
     }
     guard let keyboardID = sink.state.withLock({ $0.keyboard?.id }),
-          let window = Window(keyboardID.dropFirst("x11:0x".count), radix: 16) else {
+        let window = Window(keyboardID.dropFirst("x11:0x".count), radix: 16)
+    else {
         throw TestFailure("no keyboard window")
     }
 
@@ -166,7 +167,8 @@ func run() throws {
         let sent = MonotonicClock.now()
         driver.configure(window, x: 100 + (index % 2) * 300, y: 200 + (index % 3) * 50)
         let seen = Wait.until(timeout: 2, interval: 0.0005) {
-            sink.state.withLock { $0.willChangeTimes.count } > before.0 && listener.times.withLock { $0.count } > before.1
+            sink.state.withLock { $0.willChangeTimes.count } > before.0
+                && listener.times.withLock { $0.count } > before.1
         }
         if seen {
             backendLatency.append(sink.state.withLock { $0.willChangeTimes[before.0] } - sent)
@@ -183,7 +185,8 @@ func run() throws {
     let stormStart = MonotonicClock.now()
     for index in 0..<stormSize {
         let last = index == stormSize - 1
-        let x = last ? final.x : 10 + index % 500, y = last ? final.y : 10 + index % 400
+        let x = last ? final.x : 10 + index % 500
+        let y = last ? final.y : 10 + index % 400
         XMoveWindow(driver.handle, window, Int32(x), Int32(y))
         if index % 1000 == 999 { XFlush(driver.handle) }
     }
@@ -205,34 +208,51 @@ func run() throws {
     Thread.sleep(forTimeInterval: 0.5)
     sink.advance(to: MonotonicClock.now())
     let idleSeconds = 10.0
-    let cpuBefore = cpuSeconds(), switchesBefore = contextSwitches()
+    let cpuBefore = cpuSeconds()
+    let switchesBefore = contextSwitches()
     Thread.sleep(forTimeInterval: idleSeconds)
     let idleCPU = cpuSeconds() - cpuBefore
     let idleSwitches = contextSwitches() - switchesBefore
 
-    let p50 = percentile(backendLatency, 50), p99 = percentile(backendLatency, 99)
-    let f50 = percentile(floorLatency, 50), f99 = percentile(floorLatency, 99)
+    let p50 = percentile(backendLatency, 50)
+    let p99 = percentile(backendLatency, 99)
+    let f50 = percentile(floorLatency, 50)
+    let f99 = percentile(floorLatency, 99)
     var lines: [String] = []
-    lines.append("x11bench: \(keyboardProgram) on Xvfb \(session.display) (\(session.width)x\(session.height)), no window manager")
+    lines.append(
+        "x11bench: \(keyboardProgram) on Xvfb \(session.display) (\(session.width)x\(session.height)), no window manager"
+    )
     lines.append("")
     lines.append("latency, configure request -> event (n=\(backendLatency.count) of \(iterations))")
     lines.append("  listener                        p50          p99")
-    lines.append("  backend + tracker (willChange)  \(ms(p50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(p99))")
-    lines.append("  bare Xlib listener (floor)      \(ms(f50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(f99))")
-    lines.append("  ratio                           " + String(format: "%.2fx", p50 / f50).padding(toLength: 13, withPad: " ", startingAt: 0)
-                 + String(format: "%.2fx", p99 / f99))
+    lines.append(
+        "  backend + tracker (willChange)  \(ms(p50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(p99))")
+    lines.append(
+        "  bare Xlib listener (floor)      \(ms(f50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(f99))")
+    lines.append(
+        "  ratio                           "
+            + String(format: "%.2fx", p50 / f50).padding(toLength: 13, withPad: " ", startingAt: 0)
+            + String(format: "%.2fx", p99 / f99))
     lines.append("")
-    lines.append(String(format: "idle: %.3f s CPU over %.0f s (%.3f%%), %d context switches (whole process)",
-                        idleCPU, idleSeconds, idleCPU / idleSeconds * 100, idleSwitches))
+    lines.append(
+        String(
+            format: "idle: %.3f s CPU over %.0f s (%.3f%%), %d context switches (whole process)",
+            idleCPU, idleSeconds, idleCPU / idleSeconds * 100, idleSwitches))
     lines.append("")
     lines.append("storm: \(stormSize) configure requests on the keyboard window (one connection, flushed every 1000)")
-    lines.append(String(format: "  backend + tracker   %@ in %.3f s = %.0f ConfigureNotify/s (%d observations)",
-                        drained ? "all processed" : "NOT all processed", stormSeconds,
-                        Double(stormSize) / stormSeconds, stormObservations))
-    lines.append(String(format: "  bare Xlib listener  %@ in %.3f s = %.0f ConfigureNotify/s",
-                        floorDrained ? "all received" : "NOT all received", floorSeconds, Double(stormSize) / floorSeconds))
-    lines.append(String(format: "memory (RSS): start %.1f MiB, before storm %.1f MiB, after storm %.1f MiB",
-                        Double(rssStart) / 1_048_576, Double(rssBeforeStorm) / 1_048_576, Double(rssAfterStorm) / 1_048_576))
+    lines.append(
+        String(
+            format: "  backend + tracker   %@ in %.3f s = %.0f ConfigureNotify/s (%d observations)",
+            drained ? "all processed" : "NOT all processed", stormSeconds,
+            Double(stormSize) / stormSeconds, stormObservations))
+    lines.append(
+        String(
+            format: "  bare Xlib listener  %@ in %.3f s = %.0f ConfigureNotify/s",
+            floorDrained ? "all received" : "NOT all received", floorSeconds, Double(stormSize) / floorSeconds))
+    lines.append(
+        String(
+            format: "memory (RSS): start %.1f MiB, before storm %.1f MiB, after storm %.1f MiB",
+            Double(rssStart) / 1_048_576, Double(rssBeforeStorm) / 1_048_576, Double(rssAfterStorm) / 1_048_576))
     print(lines.joined(separator: "\n"))
 }
 

@@ -45,7 +45,8 @@ struct FocusOwnership {
         let processIDs = Set(app.processIDs)
         for candidate in Set(candidates) {
             if let pid = display.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid),
-               processIDs.contains(pid) {
+                processIDs.contains(pid)
+            {
                 return true
             }
         }

@@ -74,8 +74,10 @@ final class WindowTracker {
     /// Properties that only matter for keyboards.
     private let keyboardAtoms: Set<Atom>
 
-    init(display: XDisplay, rules: KeyboardRules, appIdentity: @escaping () -> AppIdentity = { AppIdentity() },
-         deliver: @escaping (Observation) -> Void) {
+    init(
+        display: XDisplay, rules: KeyboardRules, appIdentity: @escaping () -> AppIdentity = { AppIdentity() },
+        deliver: @escaping (Observation) -> Void
+    ) {
         self.display = display
         self.rules = rules
         self.deliver = deliver
@@ -86,7 +88,8 @@ final class WindowTracker {
         describingAtoms = Set(
             ["WM_CLASS", "WM_NAME", "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "WM_HINTS", "ONSCREEN_KEYBOARD"]
                 .map { display.atom($0) })
-        keyboardAtoms = Set(["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT", "_NET_WM_STRUT_PARTIAL"].map { display.atom($0) })
+        keyboardAtoms = Set(
+            ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT", "_NET_WM_STRUT_PARTIAL"].map { display.atom($0) })
     }
 
     // MARK: Start-up
@@ -201,8 +204,9 @@ final class WindowTracker {
         guard let attributes = display.attributes(window) else { return }
         windows[window]?.isMapped = attributes.isMapped
         windows[window]?.overrideRedirect = attributes.overrideRedirect
-        setGeometry(window, x: attributes.x, y: attributes.y, width: attributes.width, height: attributes.height,
-                    border: attributes.borderWidth)
+        setGeometry(
+            window, x: attributes.x, y: attributes.y, width: attributes.width, height: attributes.height,
+            border: attributes.borderWidth)
     }
 
     private func setGeometry<T: BinaryInteger>(_ window: Window, x: T, y: T, width: T, height: T, border: T) {
@@ -240,9 +244,9 @@ final class WindowTracker {
     /// (which rarely change) from two more.
     private func measureOffset(_ client: Window) {
         guard let frame = windows[client]?.frame,
-              let inner = display.position(of: client, in: frame),
-              let own = display.geometry(of: client),
-              let outer = display.geometry(of: frame)
+            let inner = display.position(of: client, in: frame),
+            let own = display.geometry(of: client),
+            let outer = display.geometry(of: frame)
         else {
             windows[client]?.offsetInFrame = nil
             return
@@ -351,7 +355,9 @@ final class WindowTracker {
         return X11WindowDescription(
             instance: wmClass?.instance, windowClass: wmClass?.windowClass,
             title: display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME"),
-            windowTypes: (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap { display.atomName(Atom($0)) },
+            windowTypes: (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap {
+                display.atomName(Atom($0))
+            },
             overrideRedirect: overrideRedirect, acceptsInput: acceptsInput,
             onscreenKeyboard: display.values(window, "ONSCREEN_KEYBOARD")?.first)
     }
@@ -406,7 +412,9 @@ final class WindowTracker {
         } else if keyboardAtoms.contains(atom), tracked.keyboard != nil {
             switch display.atomName(atom) {
             case "_NET_WM_PID":
-                windows[window]?.keyboard?.pid = display.values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) }
+                windows[window]?.keyboard?.pid = display.values(window, "_NET_WM_PID")?.first.flatMap {
+                    Int32(exactly: $0)
+                }
             case "WM_STATE":
                 windows[window]?.keyboard?.isIconic = isIconic(window)
             case "_NET_WM_STRUT_PARTIAL":
@@ -430,7 +438,9 @@ final class WindowTracker {
         if tracked.parent == display.root {
             return Rect(x: tracked.x, y: tracked.y, width: tracked.width, height: tracked.height)
         }
-        guard let frame = tracked.frame, let offset = tracked.offsetInFrame, let outer = windows[frame] else { return nil }
+        guard let frame = tracked.frame, let offset = tracked.offsetInFrame, let outer = windows[frame] else {
+            return nil
+        }
         return Rect(x: outer.x + offset.x, y: outer.y + offset.y, width: tracked.width, height: tracked.height)
     }
 
@@ -438,7 +448,9 @@ final class WindowTracker {
     /// restore by shrinking and moving the frame around the (unchanged) client; while the frame
     /// cannot hold the client, its geometry says nothing about where the keyboard will be.
     private func frameHolds(_ tracked: Tracked) -> Bool {
-        guard let frame = tracked.frame.flatMap({ windows[$0] }), let offset = tracked.offsetInFrame else { return true }
+        guard let frame = tracked.frame.flatMap({ windows[$0] }), let offset = tracked.offsetInFrame else {
+            return true
+        }
         return offset.x >= 0 && offset.y >= 0
             && offset.x + tracked.width + 2 * tracked.border <= frame.width + 2 * frame.border
             && offset.y + tracked.height + 2 * tracked.border <= frame.height + 2 * frame.border
@@ -497,15 +509,17 @@ final class WindowTracker {
         }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
-        var observation = Observation(time: 0, keyboard: identity, frame: nil, output: delivered[window]?.output,
-                                      geometry: .reported)
+        var observation = Observation(
+            time: 0, keyboard: identity, frame: nil, output: delivered[window]?.output,
+            geometry: .reported)
         if isShown, let frame = absoluteFrame(tracked) {
             // Struts are relative to the screen; docking is judged on the keyboard's own monitor.
             let output = monitors.output(for: frame)
             let verdict = DockingVerdict.judge(
                 isDockType: tracked.description?.windowTypes.contains("_NET_WM_WINDOW_TYPE_DOCK") ?? false,
-                strut: Strut(partial: keyboard.strutPartial, plain: keyboard.strut,
-                             width: screen.width, height: screen.height),
+                strut: Strut(
+                    partial: keyboard.strutPartial, plain: keyboard.strut,
+                    width: screen.width, height: screen.height),
                 frame: frame, output: output.frame)
             observation.output = output
             observation.frame = frame

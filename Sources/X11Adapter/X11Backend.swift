@@ -41,8 +41,10 @@ public final class X11Backend: KeyboardBackend {
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
     /// rules file and `extraRules` (tried first).
-    public init(displayName: String? = nil, extraRules: [KeyboardRule] = [],
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        displayName: String? = nil, extraRules: [KeyboardRule] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.displayName = displayName
         let loaded = KeyboardRules.load(environment: environment)
         rules = loaded.rules.adding(extraRules)
@@ -96,17 +98,20 @@ public final class X11Backend: KeyboardBackend {
             _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             let wakeFD = pipeFDs[0]
-            let loop = EventLoop(display: display, rules: rules, app: app, sink: sink, wakeFD: wakeFD, backendName: name)
+            let loop = EventLoop(
+                display: display, rules: rules, app: app, sink: sink, wakeFD: wakeFD, backendName: name)
             // The keyboards already visible are delivered before start returns; the connection
             // then passes to the thread, which alone uses it from here on.
             loop.tracker.start()
             let context = Unmanaged.passRetained(loop).toOpaque()
             var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { context in
-                let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
+            let status = pthread_create(
+                &thread, nil,
+                { context in
+                    let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+                    loop.run()
+                    return nil
+                }, context)
             guard status == 0 else {
                 Unmanaged<EventLoop>.fromOpaque(context).release()
                 close(pipeFDs[0])
@@ -145,7 +150,8 @@ public final class X11Backend: KeyboardBackend {
         let manager = display.values(display.root, "_NET_SUPPORTING_WM_CHECK")?.first
             .flatMap { display.text(Window($0), "_NET_WM_NAME") }
         lines.append("x11: window manager: \(manager ?? "none (or not EWMH)")")
-        lines.append("x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
+        lines.append(
+            "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
         var seen: [Observation] = []
         let tracker = WindowTracker(display: display, rules: rules) { seen.append($0) }
         tracker.start()
@@ -168,14 +174,17 @@ private final class EventLoop {
     let backendName: String
     let tracker: WindowTracker
 
-    init(display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink, wakeFD: Int32,
-         backendName: String) {
+    init(
+        display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink, wakeFD: Int32,
+        backendName: String
+    ) {
         self.display = display
         self.sink = sink
         self.wakeFD = wakeFD
         self.backendName = backendName
-        tracker = WindowTracker(display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
-                                deliver: { sink.deliver($0) })
+        tracker = WindowTracker(
+            display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
+            deliver: { sink.deliver($0) })
     }
 
     func run() {

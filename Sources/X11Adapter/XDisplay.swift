@@ -121,11 +121,13 @@ final class XDisplay {
         exitContext = Unmanaged.passRetained(health)
         // The default exit hook calls exit(); this one records the break and returns, so the
         // failing Xlib call unwinds and the backend's loop ends on its own.
-        XSetIOErrorExitHandler(opened, { _, context in
-            guard let context else { return }
-            Unmanaged<XConnectionHealth>.fromOpaque(context).takeUnretainedValue()
-                .isBroken.store(true, ordering: .releasing)
-        }, exitContext.toOpaque())
+        XSetIOErrorExitHandler(
+            opened,
+            { _, context in
+                guard let context else { return }
+                Unmanaged<XConnectionHealth>.fromOpaque(context).takeUnretainedValue()
+                    .isBroken.store(true, ordering: .releasing)
+            }, exitContext.toOpaque())
     }
 
     deinit { close() }
@@ -211,7 +213,8 @@ final class XDisplay {
         let n = Int(count)
         switch format {
         case 8:
-            return XProperty(type: type, format: 8, bytes: Array(UnsafeBufferPointer(start: data, count: n)), values: [])
+            return XProperty(
+                type: type, format: 8, bytes: Array(UnsafeBufferPointer(start: data, count: n)), values: [])
         case 16:
             let values = UnsafeRawPointer(data).withMemoryRebound(to: UInt16.self, capacity: n) {
                 UnsafeBufferPointer(start: $0, count: n).map { UInt($0) }
@@ -273,7 +276,8 @@ final class XDisplay {
     /// Where `window`'s inner top-left corner (inside its border) is in `ancestor`'s inner
     /// coordinates, in one request; nil when either is gone.
     func position(of window: Window, in ancestor: Window) -> (x: Int, y: Int)? {
-        var x: Int32 = 0, y: Int32 = 0
+        var x: Int32 = 0
+        var y: Int32 = 0
         var child: Window = 0
         guard XTranslateCoordinates(handle, window, ancestor, 0, 0, &x, &y, &child) != 0 else { return nil }
         return (Int(x), Int(y))
@@ -283,9 +287,15 @@ final class XDisplay {
     /// and border width; nil when it is gone.
     func geometry(of window: Window) -> (x: Int, y: Int, width: Int, height: Int, border: Int)? {
         var rootReturn: Window = 0
-        var x: Int32 = 0, y: Int32 = 0
-        var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
-        guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else { return nil }
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var width: UInt32 = 0
+        var height: UInt32 = 0
+        var border: UInt32 = 0
+        var depth: UInt32 = 0
+        guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else {
+            return nil
+        }
         return (Int(x), Int(y), Int(width), Int(height), Int(border))
     }
 
@@ -301,14 +311,16 @@ final class XDisplay {
 
     /// RandR's first event code, once asked; nil when the server has no RandR.
     private lazy var randrEventBase: Int32? = {
-        var eventBase: Int32 = 0, errorBase: Int32 = 0
+        var eventBase: Int32 = 0
+        var errorBase: Int32 = 0
         return XRRQueryExtension(handle, &eventBase, &errorBase) != 0 ? eventBase : nil
     }()
 
     /// Asks for RandR's screen, CRTC and output change events on the root window.
     func selectMonitorChanges() {
         guard randrEventBase != nil else { return }
-        XRRSelectInput(handle, root, Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
+        XRRSelectInput(
+            handle, root, Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
     }
 
     /// True for a RandR event; lets Xlib update its idea of the screen size first.
@@ -329,9 +341,11 @@ final class XDisplay {
         defer { XRRFreeMonitors(list) }
         return (0..<Int(max(0, count))).map { index in
             let monitor = list[index]
-            return Output(name: atomName(monitor.name) ?? "monitor-\(index)",
-                          frame: Rect(x: Int(monitor.x), y: Int(monitor.y), width: Int(monitor.width),
-                                      height: Int(monitor.height)))
+            return Output(
+                name: atomName(monitor.name) ?? "monitor-\(index)",
+                frame: Rect(
+                    x: Int(monitor.x), y: Int(monitor.y), width: Int(monitor.width),
+                    height: Int(monitor.height)))
         }
     }
 

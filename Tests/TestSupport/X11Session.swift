@@ -34,15 +34,20 @@ public final class X11Session: @unchecked Sendable {
         self.height = height
         directory = NSTemporaryDirectory() + "x11-test-" + UUID().uuidString.prefix(8)
         for sub in ["", "/home", "/config", "/cache", "/data", "/runtime"] {
-            try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory + sub, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         // The server writes the display number it took to fd 1, which ChildProcess sends to the log.
         let server: ChildProcess
         switch kind {
         case .xvfb:
-            server = try ChildProcess("Xvfb", ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten",
-                                               "tcp", "-noreset"], directory: directory)
+            server = try ChildProcess(
+                "Xvfb",
+                [
+                    "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten",
+                    "tcp", "-noreset",
+                ], directory: directory)
         case .xorgDummy:
             let config = """
                 Section "Device"
@@ -68,14 +73,19 @@ public final class X11Session: @unchecked Sendable {
 
                 """
             try config.write(toFile: directory + "/xorg.conf", atomically: true, encoding: .utf8)
-            server = try ChildProcess("Xorg", ["-displayfd", "1", "-config", directory + "/xorg.conf", "-noreset",
-                                               "-nolisten", "tcp", "-logfile", directory + "/xorg.log"],
-                                      directory: directory)
+            server = try ChildProcess(
+                "Xorg",
+                [
+                    "-displayfd", "1", "-config", directory + "/xorg.conf", "-noreset",
+                    "-nolisten", "tcp", "-logfile", directory + "/xorg.log",
+                ],
+                directory: directory)
         }
         self.server = server
         var number: String?
         try Wait.require("the X server to print its display number", timeout: 20) {
-            number = server.log.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map(String.init)
+            number = server.log.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map(
+                String.init)
             return number != nil || !server.isRunning
         }
         guard let number, server.isRunning else {
@@ -83,7 +93,9 @@ public final class X11Session: @unchecked Sendable {
         }
         let display = ":" + number
         self.display = display
-        try Wait.require("X server \(display) to accept connections", timeout: 10) { XTestClient(display: display) != nil }
+        try Wait.require("X server \(display) to accept connections", timeout: 10) {
+            XTestClient(display: display) != nil
+        }
     }
 
     deinit { stop() }
@@ -104,8 +116,9 @@ public final class X11Session: @unchecked Sendable {
     public func start(_ program: String, _ arguments: [String] = [], environment extra: [String: String?] = [:]) throws
         -> ChildProcess
     {
-        let child = try ChildProcess(program, arguments, environment: environment.merging(extra) { $1 },
-                                     directory: directory)
+        let child = try ChildProcess(
+            program, arguments, environment: environment.merging(extra) { $1 },
+            directory: directory)
         lock.withLock { children.append(child) }
         return child
     }
@@ -128,7 +141,9 @@ public final class X11Session: @unchecked Sendable {
 
     /// Runs a program on this server to completion and returns its output; throws on failure.
     @discardableResult
-    public func run(_ program: String, _ arguments: [String], environment extra: [String: String?] = [:]) throws -> String {
+    public func run(_ program: String, _ arguments: [String], environment extra: [String: String?] = [:]) throws
+        -> String
+    {
         let result = try Programs.run(program, arguments, environment: environment.merging(extra) { $1 }, timeout: 15)
         guard result.status == 0 else {
             throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed with status \(result.status)")
@@ -154,7 +169,8 @@ public final class X11Session: @unchecked Sendable {
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         }
         guard let x = field("Absolute upper-left X"), let y = field("Absolute upper-left Y"),
-              let width = field("Width"), let height = field("Height") else { return nil }
+            let width = field("Width"), let height = field("Height")
+        else { return nil }
         return (x, y, width, height)
     }
 

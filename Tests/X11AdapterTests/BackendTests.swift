@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// The plugin's contract: availability, start with keyboards already on screen, diagnose, stop.
@@ -34,8 +34,9 @@ struct BackendTests {
 
         try h.backend.start(sink: h.sink)
         let first = h.sink.observations
-        #expect(first.count == 1 && first.first?.keyboard.name == "xvkbd" && first.first?.frame != nil,
-                "delivered before start returned: \(first)")
+        #expect(
+            first.count == 1 && first.first?.keyboard.name == "xvkbd" && first.first?.frame != nil,
+            "delivered before start returned: \(first)")
         let shown = try h.sink.waitForEvents([.willShow, .didShow], since: 0, "the settled show")
         try h.expectFrameMatchesServer(try #require(shown.last))
 

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// RandR monitors, on Xorg with the dummy driver (Xvfb has one monitor that cannot be split).
@@ -17,13 +17,16 @@ struct MonitorTests {
         }
         let left = Rect(x: 0, y: 0, width: 1280, height: 800)
         let right = Rect(x: 1280, y: 0, width: 1920, height: 1080)
-        guard let h = try Harness.make(
-            openbox: false, programs: ["matchbox-keyboard", "xrandr"], server: .xorgDummy, width: 3200, height: 1200,
-            setUp: { session in
-                // DUMMY0 shows the left 1280x800 (an automatic monitor); the right monitor is declared.
-                try session.run("xrandr", ["--fb", "3200x1200", "--output", "DUMMY0", "--mode", "1280x800", "--pos", "0x0"])
-                try session.run("xrandr", ["--setmonitor", "RIGHT", "1920/508x1080/286+1280+0", "none"])
-            })
+        guard
+            let h = try Harness.make(
+                openbox: false, programs: ["matchbox-keyboard", "xrandr"], server: .xorgDummy, width: 3200,
+                height: 1200,
+                setUp: { session in
+                    // DUMMY0 shows the left 1280x800 (an automatic monitor); the right monitor is declared.
+                    try session.run(
+                        "xrandr", ["--fb", "3200x1200", "--output", "DUMMY0", "--mode", "1280x800", "--pos", "0x0"])
+                    try session.run("xrandr", ["--setmonitor", "RIGHT", "1920/508x1080/286+1280+0", "none"])
+                })
         else { return }
         let monitors = try h.session.run("xrandr", ["--listmonitors"])
         #expect(monitors.contains("Monitors: 2"), "\(monitors)")
@@ -48,7 +51,8 @@ struct MonitorTests {
         // Straddling both monitors: floating, on the one it overlaps most.
         mark = h.sink.mark
         try h.session.xdotool("windowmove", hex, "600", "600")
-        changed = try h.sink.waitForEvents([.willChangeFrame, .didChangeFrame], since: mark, "the keyboard across both")
+        changed = try h.sink.waitForEvents(
+            [.willChangeFrame, .didChangeFrame], since: mark, "the keyboard across both")
         last = try #require(changed.last)
         #expect(!last.isDocked && last.dockedEdge == nil)
         #expect(last.output?.name == "RIGHT", "1320 of its 1920 pixels are on the right monitor")

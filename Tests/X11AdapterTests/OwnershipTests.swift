@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// `isLocal`: the keyboard came up while one of the app's windows (by id or `_NET_WM_PID`) had
@@ -12,11 +12,13 @@ struct OwnershipTests {
     func focusedWindowDecides() throws {
         guard let h = try Harness.make(openbox: true, programs: ["matchbox-keyboard"]) else { return }
         let apps = try XTestClient.connect(h.session.display)
-        let mine = apps.createWindow(x: 100, y: 100, width: 300, height: 200, classBytes: Array("app\0App\0".utf8),
-                                     titleBytes: Array("this app".utf8))
+        let mine = apps.createWindow(
+            x: 100, y: 100, width: 300, height: 200, classBytes: Array("app\0App\0".utf8),
+            titleBytes: Array("this app".utf8))
         apps.setCardinals(mine, "_NET_WM_PID", [UInt(getpid())])
-        let theirs = apps.createWindow(x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
-                                       titleBytes: Array("another app".utf8))
+        let theirs = apps.createWindow(
+            x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
+            titleBytes: Array("another app".utf8))
         apps.setCardinals(theirs, "_NET_WM_PID", [1])
         h.backend.setAppIdentity(AppIdentity(processIDs: [getpid()]))
 

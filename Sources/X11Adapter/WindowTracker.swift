@@ -12,7 +12,6 @@ final class WindowTracker {
     /// One window this tracker selected events on: a top-level (client or frame) or a client
     /// inside a frame.
     private struct Tracked {
-        var id: Window
         /// The immediate parent.
         var parent: Window
         /// Geometry relative to the parent, from real ConfigureNotify (outer corner; inner size).
@@ -33,8 +32,7 @@ final class WindowTracker {
         /// Whether this keyboard came up for the app, judged when it showed; nil while hidden.
         var isLocal: Bool?
 
-        init(id: Window, parent: Window) {
-            self.id = id
+        init(parent: Window) {
             self.parent = parent
         }
     }
@@ -108,13 +106,16 @@ final class WindowTracker {
             refreshAttributes(topLevel)
             // Under a window manager the client is the window with WM_STATE: the top-level itself
             // or a window inside its frame.
+            // Unmapped windows are described when they map, not now.
             if display.property(topLevel, wmState) == nil, let client = findClient(in: topLevel, depth: 2) {
                 follow(client, parent: display.tree(of: client)?.parent ?? topLevel)
                 attach(client: client, toFrame: topLevel)
                 refreshAttributes(client)
-                describeIfNeeded(client)
-                evaluate(client)
-            } else {
+                if windows[client]?.isMapped == true, windows[topLevel]?.isMapped == true {
+                    describeIfNeeded(client)
+                    evaluate(client)
+                }
+            } else if windows[topLevel]?.isMapped == true {
                 describeIfNeeded(topLevel)
                 evaluate(topLevel)
             }
@@ -196,7 +197,7 @@ final class WindowTracker {
             windows[window]?.parent = parent
             return
         }
-        windows[window] = Tracked(id: window, parent: parent)
+        windows[window] = Tracked(parent: parent)
         display.selectInput(window, Self.windowMask)
     }
 
@@ -348,18 +349,51 @@ final class WindowTracker {
     }
 
     private func describe(_ window: Window, overrideRedirect: Bool) -> X11WindowDescription {
-        let wmClass = display.windowClass(window)
-        let hints = display.values(window, "WM_HINTS")
-        // WM_HINTS: flags first, then the input field (InputHint is bit 0).
-        let acceptsInput = hints.flatMap { $0.count >= 2 && $0[0] & 1 != 0 ? $0[1] != 0 : nil }
-        return X11WindowDescription(
-            instance: wmClass?.instance, windowClass: wmClass?.windowClass,
-            title: display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME"),
-            windowTypes: (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap {
+        var description = X11WindowDescription(overrideRedirect: overrideRedirect)
+        for name in ["WM_CLASS", "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "WM_HINTS", "ONSCREEN_KEYBOARD"] {
+            read(name, of: window, into: &description)
+        }
+        return description
+    }
+
+    /// Reads one property that decides whether the window is a keyboard.
+    private func read(_ property: String, of window: Window, into description: inout X11WindowDescription) {
+        switch property {
+        case "WM_CLASS":
+            let wmClass = display.windowClass(window)
+            description.instance = wmClass?.instance
+            description.windowClass = wmClass?.windowClass
+        case "WM_NAME", "_NET_WM_NAME":
+            description.title = display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME")
+        case "_NET_WM_WINDOW_TYPE":
+            description.windowTypes = (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap {
                 display.atomName(Atom($0))
-            },
-            overrideRedirect: overrideRedirect, acceptsInput: acceptsInput,
-            onscreenKeyboard: display.values(window, "ONSCREEN_KEYBOARD")?.first)
+            }
+        case "WM_HINTS":
+            // WM_HINTS: flags first, then the input field (InputHint is bit 0).
+            let hints = display.values(window, "WM_HINTS")
+            description.acceptsInput = hints.flatMap { $0.count >= 2 && $0[0] & 1 != 0 ? $0[1] != 0 : nil }
+        case "ONSCREEN_KEYBOARD":
+            description.onscreenKeyboard = display.values(window, "ONSCREEN_KEYBOARD")?.first
+        default:
+            break
+        }
+    }
+
+    /// Reads one property that only matters for keyboards.
+    private func read(_ property: String, of window: Window, into keyboard: inout KeyboardProperties) {
+        switch property {
+        case "_NET_WM_PID":
+            keyboard.pid = display.values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) }
+        case "WM_STATE":
+            keyboard.isIconic = display.values(window, "WM_STATE")?.first == UInt(IconicState)
+        case "_NET_WM_STRUT_PARTIAL":
+            keyboard.strutPartial = display.values(window, "_NET_WM_STRUT_PARTIAL")
+        case "_NET_WM_STRUT":
+            keyboard.strut = display.values(window, "_NET_WM_STRUT")
+        default:
+            break
+        }
     }
 
     private func classify(_ window: Window) {
@@ -367,16 +401,12 @@ final class WindowTracker {
         let rule = rules.match(description)
         windows[window]?.rule = rule
         if rule != nil, windows[window]?.keyboard == nil {
-            windows[window]?.keyboard = KeyboardProperties(
-                pid: display.values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) },
-                isIconic: isIconic(window),
-                strutPartial: display.values(window, "_NET_WM_STRUT_PARTIAL"),
-                strut: display.values(window, "_NET_WM_STRUT"))
+            var keyboard = KeyboardProperties()
+            for name in ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT_PARTIAL", "_NET_WM_STRUT"] {
+                read(name, of: window, into: &keyboard)
+            }
+            windows[window]?.keyboard = keyboard
         }
-    }
-
-    private func isIconic(_ window: Window) -> Bool {
-        display.values(window, "WM_STATE")?.first == UInt(IconicState)
     }
 
     private func propertyChanged(_ window: Window, _ atom: Atom) {
@@ -384,46 +414,19 @@ final class WindowTracker {
             if atom == display.atom("_NET_ACTIVE_WINDOW") { ownership.activeWindowChanged(display) }
             return
         }
-        guard let tracked = windows[window], tracked.description != nil else { return }
+        // Only what is already known is kept up to date: the rest is read when it first matters.
+        guard describingAtoms.contains(atom) || keyboardAtoms.contains(atom),
+            let tracked = windows[window], var description = tracked.description,
+            let name = display.atomName(atom)
+        else { return }
         if describingAtoms.contains(atom) {
-            // Re-read only the property that changed.
-            var description = tracked.description!
-            switch display.atomName(atom) {
-            case "WM_CLASS":
-                let wmClass = display.windowClass(window)
-                description.instance = wmClass?.instance
-                description.windowClass = wmClass?.windowClass
-            case "WM_NAME", "_NET_WM_NAME":
-                description.title = display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME")
-            case "_NET_WM_WINDOW_TYPE":
-                description.windowTypes = (display.values(window, "_NET_WM_WINDOW_TYPE") ?? [])
-                    .compactMap { display.atomName(Atom($0)) }
-            case "WM_HINTS":
-                let hints = display.values(window, "WM_HINTS")
-                description.acceptsInput = hints.flatMap { $0.count >= 2 && $0[0] & 1 != 0 ? $0[1] != 0 : nil }
-            case "ONSCREEN_KEYBOARD":
-                description.onscreenKeyboard = display.values(window, "ONSCREEN_KEYBOARD")?.first
-            default:
-                break
-            }
+            read(name, of: window, into: &description)
             guard description != tracked.description else { return }
             windows[window]?.description = description
             classify(window)
-        } else if keyboardAtoms.contains(atom), tracked.keyboard != nil {
-            switch display.atomName(atom) {
-            case "_NET_WM_PID":
-                windows[window]?.keyboard?.pid = display.values(window, "_NET_WM_PID")?.first.flatMap {
-                    Int32(exactly: $0)
-                }
-            case "WM_STATE":
-                windows[window]?.keyboard?.isIconic = isIconic(window)
-            case "_NET_WM_STRUT_PARTIAL":
-                windows[window]?.keyboard?.strutPartial = display.values(window, "_NET_WM_STRUT_PARTIAL")
-            case "_NET_WM_STRUT":
-                windows[window]?.keyboard?.strut = display.values(window, "_NET_WM_STRUT")
-            default:
-                return
-            }
+        } else if keyboardAtoms.contains(atom), var keyboard = tracked.keyboard {
+            read(name, of: window, into: &keyboard)
+            windows[window]?.keyboard = keyboard
         } else {
             return
         }

@@ -14,10 +14,20 @@ public final class XTestClient: @unchecked Sendable {
 
     /// Connects to `display`; nil when the server does not answer.
     public init?(display: String) {
+        _ = Self.survivesServerDeath
         guard let opened = XOpenDisplay(display) else { return nil }
         handle = opened
         root = XDefaultRootWindow(opened)
+        // Xlib's default exit hook calls exit(): a test that kills its server must not end the
+        // test process through a connection that is still open.
+        XSetIOErrorExitHandler(opened, { _, _ in }, nil)
     }
+
+    /// Makes a dead server a non-event for test connections: Xlib's default fatal-error handler
+    /// exits the process. Installed once; the backend's own connections keep their own handling.
+    private static let survivesServerDeath: Void = {
+        _ = XSetIOErrorHandler { _ in 0 }
+    }()
 
     /// Connects to `display` or throws.
     public static func connect(_ display: String) throws -> XTestClient {

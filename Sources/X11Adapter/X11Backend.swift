@@ -21,7 +21,7 @@ public final class X11Backend: KeyboardBackend {
     /// Frames, floating and docked keyboards, the output, and whether a keyboard came up for
     /// this app (judged by the focused window when it shows).
     public let capabilities: BackendCapabilities = [
-        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership,
+        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .hidesKeyboards,
     ]
     /// The display this backend connects to; nil means `$DISPLAY`.
     public let displayName: String?
@@ -76,6 +76,29 @@ public final class X11Backend: KeyboardBackend {
         } catch {
             return .unreachable(reason: "\(error)")
         }
+    }
+
+    /// Asks the window manager to iconify the keyboard's window, the one way every X11 keyboard
+    /// can be hidden from outside (none of them offers an X-level command of its own, apart from
+    /// matchbox-keyboard's daemon mode, which needs a window manager too). The hide is then
+    /// observed like any other. Uses a short connection of its own, not the event thread's.
+    /// Throws `unsupported` without a window manager.
+    public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
+        guard keyboard.id.hasPrefix("x11:0x"), let window = Window(keyboard.id.dropFirst(6), radix: 16) else {
+            throw .notVisible(keyboard.id)
+        }
+        let display: XDisplay
+        do {
+            display = try XDisplay(name: displayName)
+        } catch {
+            throw .failed("\(error)")
+        }
+        defer { display.close() }
+        guard display.attributes(window)?.isMapped == true else { throw .notVisible(keyboard.id) }
+        guard display.windowManagerName != nil else {
+            throw .unsupported("\(keyboard.name) cannot be hidden on X11 without a window manager")
+        }
+        guard display.requestIconify(window) else { throw .failed("the iconify request for \(keyboard.id) failed") }
     }
 
     /// Connects, delivers the keyboards already visible, and starts the event thread. Throws a
@@ -147,9 +170,7 @@ public final class X11Backend: KeyboardBackend {
         defer { display.close() }
         let size = display.screenSize
         lines.append("x11: X server \(display.name), screen \(size.width)x\(size.height)")
-        let manager = display.values(display.root, "_NET_SUPPORTING_WM_CHECK")?.first
-            .flatMap { display.text(Window($0), "_NET_WM_NAME") }
-        lines.append("x11: window manager: \(manager ?? "none (or not EWMH)")")
+        lines.append("x11: window manager: \(display.windowManagerName ?? "none (or not EWMH)")")
         lines.append(
             "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
         var seen: [Observation] = []

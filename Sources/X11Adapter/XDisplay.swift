@@ -349,6 +349,20 @@ final class XDisplay {
         }
     }
 
+    /// Asks the window manager to iconify `window` (ICCCM WM_CHANGE_STATE) and sends the request.
+    func requestIconify(_ window: Window) -> Bool {
+        let status = XIconifyWindow(handle, window, XDefaultScreen(handle))
+        XFlush(handle)
+        return status != 0 && !isBroken
+    }
+
+    /// The window manager's name (`_NET_SUPPORTING_WM_CHECK`, then its `_NET_WM_NAME`); nil when
+    /// no EWMH window manager runs.
+    var windowManagerName: String? {
+        guard let check = values(root, "_NET_SUPPORTING_WM_CHECK")?.first, check != 0 else { return nil }
+        return text(Window(check), "_NET_WM_NAME") ?? ""
+    }
+
     /// The window's parent and children (bottom to top); nil when it is gone.
     func tree(of window: Window) -> (parent: Window, children: [Window])? {
         var rootReturn: Window = 0

@@ -48,4 +48,40 @@ struct ManagerTests {
             ])
         #expect(!manager.isVisible)
     }
+
+    @Test("hideKeyboard: xvkbd under openbox is iconified (one hide); without a window manager it is unsupported")
+    func hideKeyboard() throws {
+        for withOpenbox in [true, false] {
+            guard let h = try Harness.make(openbox: withOpenbox, programs: ["xvkbd"], startBackend: false) else {
+                return
+            }
+            let manager = KeyboardManager(
+                backend: h.backend,
+                configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11-hide-test")))
+            let seen = Mutex<[KeyboardEvent]>([])
+            let events = manager.onEvent { update in seen.withLock { $0.append(update.event) } }
+            defer {
+                events.cancel()
+                manager.stop()
+            }
+            try manager.start()
+            try h.session.start("xvkbd")
+            try Wait.require("didShow from the manager", timeout: 10) { seen.withLock { $0.last == .didShow } }
+            #expect(h.backend.capabilities.contains(.hidesKeyboards))
+            if withOpenbox {
+                try manager.hideKeyboard()
+                try Wait.require("didHide after hideKeyboard", timeout: 10) { seen.withLock { $0.last == .didHide } }
+                Thread.sleep(forTimeInterval: 0.5)
+                #expect(seen.withLock { $0 } == [.willShow, .didShow, .willHide, .didHide])
+                #expect(!manager.isVisible)
+            } else {
+                #expect(
+                    throws: KeyboardControlError.unsupported("xvkbd cannot be hidden on X11 without a window manager")
+                ) {
+                    try manager.hideKeyboard()
+                }
+                #expect(manager.isVisible)
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// The X11 backend: follows on-screen keyboard windows on an X server (also XWayland) and hands
 /// what it sees to the core as observations.
 ///
-/// It runs one thread of its own, blocked in `poll()` on the X connection and on an eventfd that
+/// It runs one thread of its own, blocked in `poll()` on the X connection and on a self-pipe that
 /// `stop()` writes to; it uses no timer and no CPU while nothing happens on the server.
 public final class X11Backend: KeyboardBackend {
     /// The registration the `KeyboardAdapter` umbrella adds to the registry: name `x11`, chosen
@@ -30,10 +30,10 @@ public final class X11Backend: KeyboardBackend {
     /// What was wrong with the user's rules file, if anything (it is then ignored).
     public let rulesProblem: String?
 
-    private struct Running: @unchecked Sendable {
-        // The pthread handle is only joined under the lock that guards this value.
+    private struct Running: Sendable {
+        /// Joined by `stop()`, under the lock that guards this value.
         var thread: pthread_t
-        /// The self-pipe: `stop()` writes to `[1]`, the thread polls `[0]`.
+        /// The self-pipe: `stop()` writes to `write`, the thread polls `read`.
         var wakePipe: (read: Int32, write: Int32)
     }
     private let running = Mutex<Running?>(nil)
@@ -102,7 +102,8 @@ public final class X11Backend: KeyboardBackend {
     }
 
     /// Connects, delivers the keyboards already visible, and starts the event thread. Throws a
-    /// `BackendFailure` when the server cannot be reached or the thread cannot start.
+    /// `BackendFailure` when the server cannot be reached or the thread cannot start. Does
+    /// nothing once started (also after the connection broke) until `stop()`.
     public func start(sink: any ObservationSink) throws {
         try running.withLock { running in
             guard running == nil else { return }

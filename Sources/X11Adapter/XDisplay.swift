@@ -9,21 +9,16 @@ struct XDisplayError: Error, Sendable, CustomStringConvertible {
     var description: String
 }
 
-/// What one connection has suffered: protocol errors (normal: windows vanish between an event and
-/// a query) and whether the connection itself broke. Shared with Xlib's C callbacks, which cannot
-/// capture context, through a process-wide table keyed by the `Display` address.
+/// Whether a connection broke. Shared with Xlib's C callbacks, which cannot capture context,
+/// through a process-wide table keyed by the `Display` address.
 final class XConnectionHealth: Sendable {
-    /// Protocol errors seen on this connection.
-    let errorCount = Atomic<Int>(0)
-    /// The X error code of the last protocol error.
-    let lastErrorCode = Atomic<Int>(0)
     /// Set once Xlib reported a fatal I/O error: the server is gone.
     let isBroken = Atomic<Bool>(false)
 }
 
 /// Xlib's error hooks are process-wide. They are installed once; errors on connections this module
-/// opened are counted and swallowed, errors on anybody else's connections go to the handler that
-/// was there before, so an app that uses Xlib itself keeps its behaviour.
+/// opened are handled here, errors on anybody else's connections go to the handler that was there
+/// before, so an app that uses Xlib itself keeps its behaviour.
 private enum XErrorHooks {
     struct Previous: @unchecked Sendable {
         // C function pointers are plain values; the wrapper only exists because the imported
@@ -45,11 +40,9 @@ private enum XErrorHooks {
     /// Installs the hooks the first time it is read; Swift runs a static initialiser exactly once.
     static let installed: Void = {
         let errorHandler: XErrorHandler = { display, event in
-            if let health = XErrorHooks.health(display) {
-                health.errorCount.add(1, ordering: .relaxed)
-                if let event { health.lastErrorCode.store(Int(event.pointee.error_code), ordering: .relaxed) }
-                return 0
-            }
+            // Protocol errors on this module's connections are normal (a window vanished between
+            // an event and a query; the call then returns failure) and are dropped.
+            if XErrorHooks.health(display) != nil { return 0 }
             return XErrorHooks.previous.withLock { $0.error }.map { $0(display, event) } ?? 0
         }
         let ioHandler: XIOErrorHandler = { display in

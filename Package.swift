@@ -26,15 +26,23 @@ let package = Package(
             name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]),
         .target(name: "CWaylandProtocols", dependencies: ["CWayland"]),
+        .systemLibrary(
+            name: "CXkbCommon", path: "Sources/CXkbCommon", pkgConfig: "xkbcommon",
+            providers: [.apt(["libxkbcommon-dev"])]),
 
         // Display-server backends, one plugin each.
         .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr"]),
-        .target(name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols"]),
+        .target(
+            name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
 
         // Umbrella: the core plus every backend, registered.
         .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
 
         .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
+        // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
+        .executableTarget(
+            name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
+            path: "Benchmarks/wlbench"),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
@@ -42,6 +50,8 @@ let package = Package(
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
+        .testTarget(
+            name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
         .testTarget(name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 
         // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.

@@ -1,0 +1,115 @@
+import KeyboardAdapterCore
+
+/// Turns what the probes measure into observations of docked keyboards. Pure: it holds per
+/// output the last usable area, the classifier and the keyboards reported, and says what to
+/// deliver when an area, an output or the layout changes, or an output goes away.
+///
+/// Keyboard ids are `wayland:` + output name + edge: the program behind a reserved strip is not
+/// known, so the id names the place, which stays stable while the keyboard comes and goes.
+struct KeyboardReports: Sendable {
+    private struct Entry: Sendable {
+        var output: Output?
+        /// The usable area relative to the output's origin, while a probe measures it.
+        var usable: Rect?
+        var classifier = InsetClassifier()
+        /// Keyboards delivered as shown, by edge, and the output they were delivered with.
+        var reported: [Edge: Rect] = [:]
+        var reportedOutput: Output?
+    }
+
+    private var entries: [UInt32: Entry] = [:]
+    /// The seat's active layout, put on every observation.
+    private(set) var layout: InputLayout?
+
+    /// Output `key` announced or changed its name or frame. Keyboards move with it; what the
+    /// classifier learnt (the panels) stays.
+    mutating func outputChanged(_ key: UInt32, to output: Output, time: Double) -> [Observation] {
+        entries[key, default: Entry()].output = output
+        return report(key, learn: false, time: time)
+    }
+
+    /// The probe on output `key` measured a new usable area (relative to the output's origin).
+    mutating func usableAreaChanged(_ key: UInt32, to area: Rect, time: Double) -> [Observation] {
+        entries[key, default: Entry()].usable = area
+        return report(key, learn: true, time: time)
+    }
+
+    /// The probe on output `key` was closed: nothing is measured there until a new probe reports,
+    /// so its keyboards are hidden.
+    mutating func probeClosed(_ key: UInt32, time: Double) -> [Observation] {
+        entries[key]?.usable = nil
+        return hide(key, time: time)
+    }
+
+    /// Output `key` went away: its keyboards are hidden and it is forgotten.
+    mutating func outputRemoved(_ key: UInt32, time: Double) -> [Observation] {
+        defer { entries[key] = nil }
+        return hide(key, time: time)
+    }
+
+    /// The seat's layout changed: every shown keyboard is delivered again with it.
+    mutating func layoutChanged(to layout: InputLayout?, time: Double) -> [Observation] {
+        guard layout != self.layout else { return [] }
+        self.layout = layout
+        return entries.keys.sorted().flatMap { key -> [Observation] in
+            let entry = entries[key]!
+            guard let output = entry.reportedOutput else { return [] }
+            return entry.reported.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                observation(edge: $0.key, frame: $0.value, output: output, time: time)
+            }
+        }
+    }
+
+    /// Hides every shown keyboard (the connection broke).
+    mutating func hideAll(time: Double) -> [Observation] {
+        entries.keys.sorted().flatMap { hide($0, time: time) }
+    }
+
+    /// The usable area of output `key` in global coordinates, when measured.
+    func usableArea(of key: UInt32) -> Rect? {
+        guard let entry = entries[key], let output = entry.output, let usable = entry.usable else { return nil }
+        return usable.offsetBy(dx: output.frame.x, dy: output.frame.y)
+    }
+
+    /// Works out the keyboards on one output and returns what changed.
+    private mutating func report(_ key: UInt32, learn: Bool, time: Double) -> [Observation] {
+        guard var entry = entries[key], let output = entry.output, let usable = entry.usable else { return [] }
+        defer { entries[key] = entry }
+        let insets = InsetClassifier.insets(
+            usable: usable, outputWidth: output.frame.width, outputHeight: output.frame.height)
+        let keyboards: [DockedKeyboard]
+        if learn || entry.classifier.baseline == nil {
+            keyboards = entry.classifier.classify(insets, output: output.frame)
+        } else {
+            keyboards = InsetClassifier.keyboards(insets, baseline: entry.classifier.baseline!, output: output.frame)
+        }
+        var out: [Observation] = []
+        let shown = Dictionary(uniqueKeysWithValues: keyboards.map { ($0.edge, $0.frame) })
+        for edge in entry.reported.keys.sorted(by: { $0.rawValue < $1.rawValue }) where shown[edge] == nil {
+            out.append(observation(edge: edge, frame: nil, output: entry.reportedOutput ?? output, time: time))
+            entry.reported[edge] = nil
+        }
+        for keyboard in keyboards
+        where entry.reported[keyboard.edge] != keyboard.frame || entry.reportedOutput != output {
+            out.append(observation(edge: keyboard.edge, frame: keyboard.frame, output: output, time: time))
+            entry.reported[keyboard.edge] = keyboard.frame
+        }
+        entry.reportedOutput = output
+        return out
+    }
+
+    private mutating func hide(_ key: UInt32, time: Double) -> [Observation] {
+        guard let entry = entries[key], let output = entry.reportedOutput else { return [] }
+        entries[key]?.reported = [:]
+        return entry.reported.keys.sorted { $0.rawValue < $1.rawValue }.map {
+            observation(edge: $0, frame: nil, output: output, time: time)
+        }
+    }
+
+    private func observation(edge: Edge, frame: Rect?, output: Output, time: Double) -> Observation {
+        Observation(
+            time: time,
+            keyboard: KeyboardIdentity(id: "wayland:\(output.name):\(edge.rawValue)", name: "docked keyboard"),
+            frame: frame, isDocked: true, dockedEdge: edge, output: output, geometry: .derived, layout: layout)
+    }
+}

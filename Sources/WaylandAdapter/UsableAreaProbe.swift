@@ -1,0 +1,131 @@
+import CWayland
+import CWaylandProtocols
+import KeyboardAdapterCore
+
+/// The globals a probe needs, bound by the session.
+struct ProbeGlobals {
+    /// `wl_compositor`.
+    var compositor: OpaquePointer
+    /// `zwlr_layer_shell_v1`.
+    var layerShell: OpaquePointer
+    /// `xdg_wm_base`, for the origin query; without it the origin is taken as the output's.
+    var wmBase: OpaquePointer?
+}
+
+/// An invisible layer surface on one output that the compositor keeps sized to the output's
+/// usable area (the output minus every exclusive zone): background layer, anchored to all four
+/// edges, size 0×0, exclusive zone 0, empty input region, no keyboard focus, never mapped.
+///
+/// A configure carries only the size, so after each size change an unmapped xdg_popup with an
+/// off-screen offset is parented to it: the compositor slides the popup back onto the output,
+/// and the popup's position relative to the probe is minus the usable area's origin. One popup
+/// is in flight at a time; a change while it flies asks again when it lands.
+final class UsableAreaProbe {
+    private let globals: ProbeGlobals
+    private let surface: OpaquePointer
+    private var layerSurface: OpaquePointer?
+    /// Size of the usable area from the last configure.
+    private var size: (width: Int, height: Int)?
+    /// The last reported area, relative to the output's origin.
+    private(set) var usable: Rect?
+    private var popup: OriginQuery?
+    private var askAgain = false
+
+    /// Called on the loop thread with each new usable area, relative to the output's origin.
+    var onUsableArea: ((Rect) -> Void)?
+    /// Called when the compositor closes the probe (its output went away).
+    var onClosed: (() -> Void)?
+
+    /// The namespace compositors see; configs can match it (and should leave it alone).
+    static let namespace = "keyboard-geometry-probe"
+
+    /// Creates the probe on `output` and commits it (no buffer: it stays unmapped).
+    init(globals: ProbeGlobals, output: OpaquePointer) {
+        self.globals = globals
+        surface = wl_compositor_create_surface(globals.compositor)
+        let region = wl_compositor_create_region(globals.compositor)
+        wl_surface_set_input_region(surface, region)
+        wl_region_destroy(region)
+        let layer = ka_layer_shell_get_layer_surface(
+            globals.layerShell, surface, output, UInt32(KA_LAYER_BACKGROUND), Self.namespace)!
+        layerSurface = layer
+        ka_layer_surface_set_anchor(
+            layer, UInt32(KA_ANCHOR_TOP | KA_ANCHOR_BOTTOM | KA_ANCHOR_LEFT | KA_ANCHOR_RIGHT))
+        ka_layer_surface_set_size(layer, 0, 0)
+        ka_layer_surface_set_exclusive_zone(layer, 0)
+        ka_layer_surface_set_keyboard_interactivity(layer, 0)
+        ka_layer_surface_add_listener(layer, layerSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
+        wl_surface_commit(surface)
+    }
+
+    /// Releases every proxy; no callback comes after this.
+    func destroy() {
+        popup?.destroy()
+        popup = nil
+        if let layerSurface { ka_layer_surface_destroy(layerSurface) }
+        layerSurface = nil
+        wl_surface_destroy(surface)
+        onUsableArea = nil
+        onClosed = nil
+    }
+
+    fileprivate func configured(serial: UInt32, width: UInt32, height: UInt32) {
+        guard let layerSurface else { return }
+        ka_layer_surface_ack_configure(layerSurface, serial)
+        wl_surface_commit(surface)
+        // An empty area is no usable area (an output being turned off), not a screen-sized keyboard.
+        guard width > 0, height > 0 else { return }
+        // Sway repeats configures (2-3 per change, and one whenever any layer surface commits).
+        let next = (Int(width), Int(height))
+        if let size, size == next { return }
+        size = next
+        queryOrigin()
+    }
+
+    private func queryOrigin() {
+        guard popup == nil else {
+            askAgain = true
+            return
+        }
+        guard let layerSurface, let wmBase = globals.wmBase else {
+            report(origin: (0, 0))
+            return
+        }
+        popup = OriginQuery(compositor: globals.compositor, wmBase: wmBase, parent: layerSurface) {
+            [unowned self] origin in
+            popup?.destroy()
+            popup = nil
+            // The area changed while the popup was out: its answer may predate the change, so
+            // ask again rather than report a frame that never was.
+            if askAgain {
+                askAgain = false
+                queryOrigin()
+            } else {
+                report(origin: origin ?? (usable.map { ($0.x, $0.y) } ?? (0, 0)))
+            }
+        }
+    }
+
+    private func report(origin: (x: Int, y: Int)) {
+        guard let size else { return }
+        let area = Rect(x: origin.x, y: origin.y, width: size.width, height: size.height)
+        guard area != usable else { return }
+        usable = area
+        onUsableArea?(area)
+    }
+
+    fileprivate func closed() {
+        onClosed?()
+    }
+}
+
+private func probe(_ data: UnsafeMutableRawPointer?) -> UsableAreaProbe {
+    Unmanaged<UsableAreaProbe>.fromOpaque(data!).takeUnretainedValue()
+}
+
+nonisolated(unsafe) private let layerSurfaceListener = permanent(
+    ka_layer_surface_listener(
+        configure: { data, _, serial, width, height in
+            probe(data).configured(serial: serial, width: width, height: height)
+        },
+        closed: { data, _ in probe(data).closed() }))

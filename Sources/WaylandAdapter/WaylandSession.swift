@@ -1,0 +1,194 @@
+import CWayland
+import CWaylandProtocols
+import KeyboardAdapterCore
+
+/// Everything the backend holds on one connection: globals, outputs with their probes, the seat
+/// layout, and the docked keyboards reported so far. Lives on the loop thread after `start`.
+final class WaylandSession {
+    let connection: WaylandDisplay
+    private let registry: Registry
+    private var compositor: OpaquePointer?
+    private var layerShell: OpaquePointer?
+    private var wmBase: OpaquePointer?
+    private var outputManager: OpaquePointer?
+    private var seat: SeatLayout?
+    private var seatGlobal: UInt32?
+    private var outputs: [UInt32: WatchedOutputState] = [:]
+    private var reports = KeyboardReports()
+    /// Where observations go; nil while only checking what the compositor offers.
+    var deliver: ((Observation) -> Void)?
+    /// Called with every change of an output or its usable area (for diagnostics and tests).
+    var onStatus: (([WaylandOutputStatus]) -> Void)?
+
+    /// The protocol the backend cannot do without.
+    static let layerShellInterface = "zwlr_layer_shell_v1"
+
+    /// Connects and reads the globals (one roundtrip); binds nothing yet.
+    init(display name: String?) throws(WaylandError) {
+        connection = try WaylandDisplay(name: name)
+        registry = Registry(display: connection.display)
+        try connection.roundtrip()
+    }
+
+    /// True when the compositor offers `interface`.
+    func offers(_ interface: String) -> Bool { registry.offers(interface) }
+
+    /// Binds the globals, creates a probe per output, and waits for the first configures, so
+    /// that panels already present form the baseline before any event is delivered.
+    func bind() throws(WaylandError) {
+        registry.onGlobal = { [unowned self] name, interface, version in bindGlobal(name, interface, version) }
+        registry.onRemove = { [unowned self] name in removeGlobal(name) }
+        for (name, global) in registry.globals.sorted(by: { $0.key < $1.key }) {
+            bindGlobal(name, global.interface, global.version)
+        }
+        // Output details, then probe configures, then origin queries: each needs a round trip.
+        for _ in 0..<3 { try connection.roundtrip() }
+    }
+
+    private func bindGlobal(_ name: UInt32, _ interface: String, _ version: UInt32) {
+        let r = registry.proxy
+        switch interface {
+        case "wl_compositor":
+            compositor = OpaquePointer(wl_registry_bind(r, name, ka_wl_compositor_interface(), min(version, 4)))
+        case Self.layerShellInterface:
+            layerShell = OpaquePointer(wl_registry_bind(r, name, ka_zwlr_layer_shell_v1_interface(), min(version, 4)))
+        case "xdg_wm_base":
+            let base = OpaquePointer(wl_registry_bind(r, name, ka_xdg_wm_base_interface(), min(version, 2)))!
+            wmBase = base
+            ka_wm_base_add_listener(base, wmBaseListener, nil)
+        case "zxdg_output_manager_v1":
+            outputManager = OpaquePointer(
+                wl_registry_bind(r, name, ka_zxdg_output_manager_v1_interface(), min(version, 3)))
+        case "wl_seat" where seat == nil:
+            let layout = SeatLayout(registry: r, globalName: name, version: version)
+            layout.onChange = { [unowned self] in layoutChanged() }
+            seat = layout
+            seatGlobal = name
+        case "wl_output":
+            let watched = WatchedOutput(registry: r, globalName: name, version: version)
+            let state = WatchedOutputState(watched: watched)
+            outputs[name] = state
+            watched.onDone = { [unowned self, unowned state] in outputChanged(state) }
+        default:
+            return
+        }
+        // Late globals complete what earlier ones started.
+        if let outputManager { for state in outputs.values { state.watched.attach(manager: outputManager) } }
+        for state in outputs.values where state.probe == nil { startProbe(state) }
+    }
+
+    private func startProbe(_ state: WatchedOutputState) {
+        guard let compositor, let layerShell, !state.probeClosed else { return }
+        let probe = UsableAreaProbe(
+            globals: ProbeGlobals(compositor: compositor, layerShell: layerShell, wmBase: wmBase),
+            output: state.watched.proxy)
+        probe.onUsableArea = { [unowned self, unowned state] area in usableAreaChanged(state, area) }
+        probe.onClosed = { [unowned self, unowned state] in probeClosed(state) }
+        state.probe = probe
+    }
+
+    private func removeGlobal(_ name: UInt32) {
+        if let state = outputs.removeValue(forKey: name) {
+            send(reports.outputRemoved(name, time: MonotonicClock.now()))
+            state.destroy()
+            publishStatus()
+        } else if name == seatGlobal {
+            seat?.destroy()
+            seat = nil
+            seatGlobal = nil
+            layoutChanged()
+        }
+    }
+
+    private func probeClosed(_ state: WatchedOutputState) {
+        send(reports.probeClosed(state.watched.globalName, time: MonotonicClock.now()))
+        state.probe?.destroy()
+        state.probe = nil
+        // The compositor closes the probe when its output is disabled or goes away; it is
+        // reopened when the output announces itself again, not at once (no close/open loop).
+        state.probeClosed = true
+        publishStatus()
+    }
+
+    private func outputChanged(_ state: WatchedOutputState) {
+        if state.probeClosed {
+            state.probeClosed = false
+            startProbe(state)
+        }
+        guard let output = state.watched.output else { return }
+        send(reports.outputChanged(state.watched.globalName, to: output, time: MonotonicClock.now()))
+        publishStatus()
+    }
+
+    private func usableAreaChanged(_ state: WatchedOutputState, _ area: Rect) {
+        send(reports.usableAreaChanged(state.watched.globalName, to: area, time: MonotonicClock.now()))
+        publishStatus()
+    }
+
+    /// Hides every keyboard reported so far (the connection broke).
+    func hideAll() {
+        send(reports.hideAll(time: MonotonicClock.now()))
+    }
+
+    private func layoutChanged() {
+        send(reports.layoutChanged(to: seat?.layout, time: MonotonicClock.now()))
+    }
+
+    private func send(_ observations: [Observation]) {
+        guard let deliver else { return }
+        observations.forEach(deliver)
+    }
+
+    /// The outputs and their usable areas in global coordinates, ordered by name.
+    var status: [WaylandOutputStatus] {
+        outputs.values.compactMap { state in
+            guard let output = state.watched.output else { return nil }
+            return WaylandOutputStatus(output: output, usableArea: reports.usableArea(of: state.watched.globalName))
+        }.sorted { $0.output.name < $1.output.name }
+    }
+
+    private func publishStatus() { onStatus?(status) }
+
+    /// The active layout of the seat keyboard, if any.
+    var layout: InputLayout? { seat?.layout }
+
+    /// Releases every proxy, then the connection (when the session itself goes).
+    func destroy() {
+        deliver = nil
+        onStatus = nil
+        for state in outputs.values { state.destroy() }
+        outputs = [:]
+        seat?.destroy()
+        seat = nil
+        if let outputManager { ka_xdg_output_manager_destroy(outputManager) }
+        outputManager = nil
+        if let wmBase { ka_wm_base_destroy(wmBase) }
+        wmBase = nil
+        if let layerShell { ka_layer_shell_destroy(layerShell) }
+        layerShell = nil
+        if let compositor { wl_compositor_destroy(compositor) }
+        compositor = nil
+        registry.destroy()
+        wl_display_flush(connection.display)
+    }
+}
+
+/// One output and its probe.
+final class WatchedOutputState {
+    let watched: WatchedOutput
+    var probe: UsableAreaProbe?
+    var probeClosed = false
+
+    init(watched: WatchedOutput) { self.watched = watched }
+
+    func destroy() {
+        probe?.destroy()
+        probe = nil
+        watched.destroy()
+    }
+}
+
+/// The compositor pings clients that use xdg-shell; an unanswered ping may get us disconnected.
+nonisolated(unsafe) private let wmBaseListener = permanent(
+    ka_wm_base_listener(
+        ping: { _, base, serial in ka_wm_base_pong(base, serial) }))

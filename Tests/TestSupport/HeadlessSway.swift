@@ -1,0 +1,114 @@
+import Foundation
+
+/// A headless sway for one test: its own runtime directory, run as the test user, with outputs
+/// and bars as asked. Ended by its pid when released.
+public final class HeadlessSway: @unchecked Sendable {
+    /// One headless output: `HEADLESS-n` in creation order.
+    public struct OutputSpec: Sendable {
+        /// Mode width in pixels.
+        public var width: Int
+        /// Mode height in pixels.
+        public var height: Int
+        /// Position in the global layout.
+        public var x: Int
+        /// Position in the global layout.
+        public var y: Int
+        /// Output scale.
+        public var scale: Int
+        /// Creates a spec.
+        public init(width: Int, height: Int, x: Int = 0, y: Int = 0, scale: Int = 1) {
+            self.width = width
+            self.height = height
+            self.x = x
+            self.y = y
+            self.scale = scale
+        }
+    }
+
+    /// Where a swaybar sits.
+    public enum BarPosition: String, Sendable {
+        /// At the top.
+        case top
+        /// At the bottom.
+        case bottom
+    }
+
+    /// The scratch directories.
+    public let runtime: RuntimeDirectory
+    /// The compositor process.
+    public let process: ChildProcess
+    /// The absolute path of the Wayland socket (usable as `WAYLAND_DISPLAY`).
+    public let socket: String
+
+    /// Starts sway with `outputs` (HEADLESS-1, HEADLESS-2, ...) and an optional bar, and waits
+    /// until its Wayland socket exists.
+    public init(
+        outputs: [OutputSpec] = [OutputSpec(width: 1280, height: 800)], bar: BarPosition? = nil,
+        timeout: Double = 15
+    ) throws {
+        let user = try TestUser.ensure()
+        runtime = try RuntimeDirectory(owner: user)
+        var config = "xwayland disable\n"
+        for (index, output) in outputs.enumerated() {
+            config +=
+                "output HEADLESS-\(index + 1) mode \(output.width)x\(output.height) "
+                + "position \(output.x) \(output.y) scale \(output.scale)\n"
+        }
+        if let bar {
+            config += "bar {\n    position \(bar.rawValue)\n    status_command echo hello\n}\n"
+        }
+        let configPath = try runtime.write("sway.config", config)
+        // setpriv execs sway in place, so the pid we hold is sway's own; env -i keeps the test's
+        // display variables away from it.
+        process = try ChildProcess(
+            "setpriv",
+            [
+                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
+                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
+                "WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
+                "WLR_HEADLESS_OUTPUTS=\(outputs.count)", "sway", "-c", configPath,
+            ], directory: runtime.path)
+        socket = runtime.xdg + "/wayland-1"
+        let socketPath = socket
+        let sway = process
+        do {
+            try Wait.require("sway's Wayland socket \(socketPath)", timeout: timeout) {
+                UnixSocket.accepts(socketPath) || !sway.isRunning
+            }
+            if !sway.isRunning { throw TestFailure("sway exited early:\n\(sway.log)") }
+        } catch {
+            sway.stop()
+            throw error
+        }
+    }
+
+    /// Variables a client (run as root) needs to reach this sway.
+    public var clientEnvironment: [String: String?] {
+        [
+            "WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtime.xdg, "DISPLAY": nil, "HOME": runtime.home,
+            "SWAYSOCK": ipcSocket,
+        ]
+    }
+
+    /// sway's IPC socket, once it exists.
+    public var ipcSocket: String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: runtime.xdg)) ?? []
+        return names.first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }.map { runtime.xdg + "/" + $0 }
+    }
+
+    /// Runs `swaymsg` with `arguments` against this sway and returns its output.
+    @discardableResult
+    public func message(_ arguments: [String]) throws -> String {
+        guard let ipc = ipcSocket else { throw TestFailure("sway has no IPC socket in \(runtime.xdg)") }
+        let result = try Programs.run("swaymsg", ["-s", ipc] + arguments)
+        guard result.status == 0 else {
+            throw TestFailure("swaymsg \(arguments.joined(separator: " ")) failed: \(result.output)")
+        }
+        return result.output
+    }
+
+    /// Ends sway by its pid.
+    public func stop() { process.stop() }
+
+    deinit { process.stop() }
+}

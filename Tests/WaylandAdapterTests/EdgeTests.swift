@@ -1,0 +1,44 @@
+import Foundation
+import KeyboardAdapterCore
+import TestSupport
+import Testing
+import WaylandAdapter
+
+extension WaylandIntegration {
+    /// The popup origin trick end to end: docks at the top, left and right edges (no packaged
+    /// keyboard docks there) are told apart from a bottom one by the usable area's origin.
+    @Suite("docked keyboards at every edge")
+    struct EdgeTests {
+        static let output = Output(name: "HEADLESS-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+
+        @Test(
+            "a dock at the top, left or right is reported at that edge with its exact frame",
+            arguments: [
+                (Edge.top, 50, Rect(x: 0, y: 0, width: 1280, height: 50)),
+                (Edge.left, 200, Rect(x: 0, y: 0, width: 200, height: 800)),
+                (Edge.right, 300, Rect(x: 980, y: 0, width: 300, height: 800)),
+            ])
+        func edge(edge: Edge, thickness: Int, frame: Rect) throws {
+            guard try Fixture.ready(["sway"]) else { return }
+            let sway = try HeadlessSway()
+            defer { sway.stop() }
+            let sink = TrackingSink()
+            let backend = WaylandBackend(display: sway.socket)
+            try backend.start(sink: sink)
+            defer { backend.stop() }
+            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
+
+            let dock = try FakeDock(socket: sway.socket, edge: edge, thickness: thickness)
+            try sink.waitForUpdates(2, "the \(edge.rawValue) dock shown")
+            dock.remove()
+            try sink.waitForUpdates(4, "the \(edge.rawValue) dock hidden")
+
+            #expect(
+                Fixture.lines(sink.updates)
+                    == Fixture.showHide(
+                        id: "wayland:HEADLESS-1:\(edge.rawValue)", frame: frame,
+                        offScreen: frame.movedOffScreen(through: edge, of: Self.output.frame), edge: edge,
+                        output: Self.output, layout: nil))
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import KeyboardAdapterCore
+import TestSupport
+import Testing
+import WaylandAdapter
+
+extension WaylandIntegration {
+    /// Compositors the backend cannot watch, and compositors that go away.
+    @Suite("unsupported and lost compositors")
+    struct FailureTests {
+        @Test("Weston headless: unavailable, naming zwlr_layer_shell_v1; start throws; nothing crashes")
+        func westonUnavailable() throws {
+            guard try Fixture.ready(["weston"]) else { return }
+            let weston = try HeadlessWeston()
+            defer { weston.stop() }
+            let backend = WaylandBackend(display: weston.socket)
+            let availability = backend.availability()
+            // Weston's own keyboard holds its input panel, which other clients must not bind.
+            #expect(
+                availability
+                    == .unavailable(
+                        reason: "compositor at \(weston.socket) lacks zwlr_layer_shell_v1; "
+                            + "on-screen keyboard geometry is not observable "
+                            + "(its zwp_input_panel_v1 is private to the compositor's own input method)"))
+            #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink()) }
+            backend.stop()
+            #expect(backend.diagnose().contains { $0.contains("zwlr_layer_shell_v1") })
+            #expect(weston.process.isRunning)
+        }
+
+        @Test("no compositor at the socket: unreachable with the reason")
+        func noCompositor() {
+            let backend = WaylandBackend(display: "/nonexistent/wayland-9")
+            let availability = backend.availability()
+            #expect(
+                availability
+                    == .unreachable(
+                        reason:
+                            "cannot connect to the Wayland compositor at /nonexistent/wayland-9: No such file or directory"
+                    ))
+        }
+
+        @Test("compositor killed while a keyboard is visible: the keyboard hides, then the failure")
+        func compositorKilled() throws {
+            guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
+            let sway = try HeadlessSway()
+            defer { sway.stop() }
+            let sink = TrackingSink()
+            let backend = WaylandBackend(display: sway.socket)
+            try backend.start(sink: sink)
+            defer { backend.stop() }
+            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Rect(x: 0, y: 0, width: 1280, height: 800))
+            let keyboard = try Fixture.wvkbd(sway)
+            defer { keyboard.stop() }
+            keyboard.signal(SIGUSR2)
+            try sink.waitForUpdates(2, "wvkbd shown")
+
+            sway.process.signal(SIGKILL)
+            try Wait.require("the backend to report the lost compositor", timeout: 10) { !sink.finished.isEmpty }
+            #expect(sink.events == [.willShow, .didShow, .willHide, .didHide])
+            #expect(sink.observations.last?.frame == nil)
+            let failure = try #require(sink.finished.first ?? nil)
+            #expect(failure.backend == "wayland")
+            #expect(failure.kind == .connectionLost)
+            #expect(failure.reason.hasPrefix("lost the connection to the Wayland compositor at \(sway.socket)"))
+            #expect(sink.finished.count == 1)
+        }
+    }
+}

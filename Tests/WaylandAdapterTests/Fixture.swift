@@ -1,0 +1,97 @@
+import Foundation
+import KeyboardAdapterCore
+import TestSupport
+import WaylandAdapter
+
+/// Shared steps of the Wayland integration tests.
+enum Fixture {
+    /// False (after printing why) when a program is missing outside CI; throws under CI.
+    static func ready(_ programs: [String]) throws -> Bool {
+        let missing = try Programs.missing(programs + ["setpriv"])
+        if !missing.isEmpty {
+            print("skipped: missing \(missing.joined(separator: ", "))")
+            return false
+        }
+        return true
+    }
+
+    /// Waits until the backend has measured `output`'s usable area as `area`.
+    static func waitForUsableArea(_ backend: WaylandBackend, _ output: String, _ area: Rect, timeout: Double = 10)
+        throws
+    {
+        try Wait.require("usable area \(area) on \(output) (have \(backend.outputs))", timeout: timeout) {
+            backend.outputs.contains { $0.output.name == output && $0.usableArea == area }
+        }
+    }
+
+    /// Waits until sway's focused workspace area (from IPC, the compositor's own view) satisfies
+    /// `condition`, and returns it.
+    static func waitForWorkspaceArea(
+        _ sway: HeadlessSway, _ what: String, timeout: Double = 10,
+        _ condition: (Rect) -> Bool
+    ) throws -> Rect {
+        var area: Rect?
+        let held = Wait.until(timeout: timeout, interval: 0.05) {
+            area = try? workspaceArea(sway)
+            return area.map(condition) ?? false
+        }
+        guard held, let area else {
+            throw TestFailure(
+                "timed out after \(timeout) s waiting for \(what) in sway's workspace area "
+                    + "(last \(area.map(\.description) ?? "none"))")
+        }
+        return area
+    }
+
+    /// The first workspace's rectangle, from `swaymsg -t get_workspaces`.
+    static func workspaceArea(_ sway: HeadlessSway) throws -> Rect {
+        let json = try sway.message(["-t", "get_workspaces", "-r"])
+        guard let list = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
+            let rect = list.first?["rect"] as? [String: Int],
+            let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"]
+        else { throw TestFailure("unexpected get_workspaces reply: \(json)") }
+        return Rect(x: x, y: y, width: width, height: height)
+    }
+
+    /// One line per update with everything a test pins down: event, id, frames, docking,
+    /// output, provenance, layout.
+    static func lines(_ updates: [KeyboardUpdate]) -> [String] {
+        updates.map { u in
+            "\(u.event) \(u.keyboard.id) \(u.beginFrame) -> \(u.endFrame) docked=\(u.isDocked) "
+                + "edge=\(u.dockedEdge?.rawValue ?? "-") output=\(u.output.map(\.description) ?? "-") "
+                + "\(u.geometry.rawValue) local=\(u.isLocal.map(String.init) ?? "nil") "
+                + "layout=\(u.layout?.name ?? "nil")"
+        }
+    }
+
+    /// The lines of a show then a hide of one keyboard: willShow, didShow, willHide, didHide.
+    static func showHide(
+        id: String, frame: Rect, offScreen: Rect, edge: Edge, output: Output,
+        layout: String?
+    ) -> [String] {
+        let tail = "docked=true edge=\(edge.rawValue) output=\(output) derived local=nil layout=\(layout ?? "nil")"
+        return [
+            "willShow \(id) \(offScreen) -> \(frame) \(tail)",
+            "didShow \(id) \(offScreen) -> \(frame) \(tail)",
+            "willHide \(id) \(frame) -> \(offScreen) \(tail)",
+            "didHide \(id) \(frame) -> \(offScreen) \(tail)",
+        ]
+    }
+
+    /// Starts wvkbd-mobintl hidden and waits until it handles SIGUSR1 and SIGUSR2.
+    static func wvkbd(_ sway: HeadlessSway, arguments: [String] = []) throws -> ChildProcess {
+        let keyboard = try ChildProcess(
+            "wvkbd-mobintl", ["--hidden"] + arguments, environment: sway.clientEnvironment,
+            directory: sway.runtime.path)
+        do {
+            try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
+                keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning
+            }
+            if !keyboard.isRunning { throw TestFailure("wvkbd exited early:\n\(keyboard.log)") }
+        } catch {
+            keyboard.stop()
+            throw error
+        }
+        return keyboard
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import KeyboardAdapterCore
+import TestSupport
+import Testing
+import WaylandAdapter
+
+extension WaylandIntegration {
+    /// One probe per output; frames in global logical coordinates; outputs added later.
+    ///
+    /// Removal (`global_remove`, the probe's `closed`) cannot be driven on sway 1.7 headless: it has
+    /// no `output unplug`, and `output X disable` keeps the global and its layer surfaces.
+    @Suite("outputs: two at different scales, one added later")
+    struct OutputTests {
+        /// wvkbd 0.12 puts its surface on the first wl_output the compositor announces (HEADLESS-1),
+        /// so that one is the scale-2 output, placed second, right of a 1280x800 HEADLESS-2:
+        /// 1920x1080 at scale 2 is 960x540 logical.
+        static let scaled = Output(name: "HEADLESS-1", frame: Rect(x: 1280, y: 0, width: 960, height: 540))
+        static let plain = Output(name: "HEADLESS-2", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+
+        static func twoOutputs() throws -> HeadlessSway {
+            try HeadlessSway(outputs: [
+                .init(width: 1920, height: 1080, x: 1280, y: 0, scale: 2),
+                .init(width: 1280, height: 800, x: 0, y: 0),
+            ])
+        }
+
+        @Test("a keyboard on the scale-2 output is reported there, in logical coordinates")
+        func scaledOutput() throws {
+            guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
+            let sway = try Self.twoOutputs()
+            defer { sway.stop() }
+            let sink = TrackingSink()
+            let backend = WaylandBackend(display: sway.socket)
+            try backend.start(sink: sink)
+            defer { backend.stop() }
+            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.scaled.frame)
+            try Fixture.waitForUsableArea(backend, "HEADLESS-2", Self.plain.frame)
+
+            let keyboard = try Fixture.wvkbd(sway)
+            defer { keyboard.stop() }
+            keyboard.signal(SIGUSR2)
+            try sink.waitForUpdates(2, "wvkbd shown on HEADLESS-1")
+            keyboard.signal(SIGUSR1)
+            try sink.waitForUpdates(4, "wvkbd hidden")
+
+            // wvkbd reserves 240 logical px there too; the other output's area never changed.
+            #expect(
+                Fixture.lines(sink.updates)
+                    == Fixture.showHide(
+                        id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 1280, y: 300, width: 960, height: 240),
+                        offScreen: Rect(x: 1280, y: 540, width: 960, height: 240), edge: .bottom, output: Self.scaled,
+                        layout: "wvkbd"))
+            #expect(backend.outputs.first { $0.output.name == "HEADLESS-2" }?.usableArea == Self.plain.frame)
+        }
+
+        @Test("an output added later gets its own probe")
+        func addedOutput() throws {
+            guard try Fixture.ready(["sway", "swaymsg"]) else { return }
+            let sway = try HeadlessSway()
+            defer { sway.stop() }
+            let backend = WaylandBackend(display: sway.socket)
+            try backend.start(sink: TrackingSink())
+            defer { backend.stop() }
+            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Rect(x: 0, y: 0, width: 1280, height: 800))
+            try sway.message(["create_output"])
+            try Wait.require("a measured HEADLESS-2 (have \(backend.outputs))", timeout: 10) {
+                backend.outputs.contains { $0.output.name == "HEADLESS-2" && $0.usableArea == $0.output.frame }
+            }
+        }
+    }
+}

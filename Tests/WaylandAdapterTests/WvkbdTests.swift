@@ -1,0 +1,116 @@
+import Foundation
+import KeyboardAdapterCore
+import Synchronization
+import TestSupport
+import Testing
+import WaylandAdapter
+
+extension WaylandIntegration {
+    @Suite("wvkbd on headless sway")
+    struct WvkbdTests {
+        static let output = Output(name: "HEADLESS-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+
+        @Test("show, hide, show with exact frames on a 1280x800 output")
+        func showHideShow() throws {
+            guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
+            let sway = try HeadlessSway()
+            defer { sway.stop() }
+            let sink = TrackingSink()
+            let backend = WaylandBackend(display: sway.socket)
+            #expect(backend.availability().isAvailable)
+            try backend.start(sink: sink)
+            defer { backend.stop() }
+            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
+            let report = backend.diagnose()
+            #expect(report.contains("output HEADLESS-1 0,0 1280x800 usable 0,0 1280x800"), "\(report)")
+
+            let keyboard = try Fixture.wvkbd(sway)
+            defer { keyboard.stop() }
+            keyboard.signal(SIGUSR2)
+            try sink.waitForUpdates(2, "wvkbd shown")
+            keyboard.signal(SIGUSR1)
+            try sink.waitForUpdates(4, "wvkbd hidden")
+            keyboard.signal(SIGUSR2)
+            try sink.waitForUpdates(6, "wvkbd shown again")
+
+            // wvkbd reserves 240 px at the bottom; its virtual keyboard's keymap names the layout.
+            let cycle = Fixture.showHide(
+                id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 0, y: 560, width: 1280, height: 240),
+                offScreen: Rect(x: 0, y: 800, width: 1280, height: 240), edge: .bottom, output: Self.output,
+                layout: "wvkbd")
+            #expect(Fixture.lines(sink.updates) == cycle + cycle.prefix(2))
+            #expect(sink.finished.isEmpty)
+        }
+    }
+}
+
+extension WaylandIntegration.WvkbdTests {
+    @Test("a keyboard already docked when watching starts is baseline until it first hides")
+    func visibleAtStart() throws {
+        guard try Fixture.ready(["sway", "swaymsg", "wvkbd-mobintl"]) else { return }
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let keyboard = try Fixture.wvkbd(sway)
+        defer { keyboard.stop() }
+        keyboard.signal(SIGUSR2)
+        let docked = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 560 }
+
+        let sink = TrackingSink()
+        let backend = WaylandBackend(display: sway.socket)
+        try backend.start(sink: sink)
+        defer { backend.stop() }
+        try Fixture.waitForUsableArea(backend, "HEADLESS-1", docked)
+        keyboard.signal(SIGUSR1)
+        try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
+        #expect(sink.updates.isEmpty)
+        keyboard.signal(SIGUSR2)
+        try sink.waitForUpdates(2, "wvkbd shown again")
+        #expect(sink.events == [.willShow, .didShow])
+        #expect(sink.updates.last?.endFrame == Rect(x: 0, y: 560, width: 1280, height: 240))
+    }
+}
+
+extension WaylandIntegration {
+    @Suite("wvkbd through the KeyboardManager")
+    struct WvkbdManagerTests {
+        @Test("isLocal follows what the app says about its text input; the manager's state follows the keyboard")
+        func ownership() throws {
+            guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
+            let sway = try HeadlessSway()
+            defer { sway.stop() }
+            let backend = WaylandBackend(display: sway.socket)
+            let manager = KeyboardManager(
+                backend: backend, configuration: .init(callbackQueue: DispatchQueue(label: "wvkbd-manager-test")))
+            let received = Mutex<[KeyboardUpdate]>([])
+            let subscription = manager.onEvent { update in received.withLock { $0.append(update) } }
+            defer { subscription.cancel() }
+            try manager.start()
+            defer { manager.stop() }
+            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Rect(x: 0, y: 0, width: 1280, height: 800))
+            let keyboard = try Fixture.wvkbd(sway)
+            defer { keyboard.stop() }
+            func waitFor(_ count: Int, _ what: String) throws {
+                try Wait.require(
+                    "\(what) (\(count) events; have \(received.withLock { $0.map(\.event) }))",
+                    timeout: 10
+                ) { received.withLock { $0.count } >= count }
+            }
+
+            manager.textInputActive = true
+            keyboard.signal(SIGUSR2)
+            try waitFor(2, "wvkbd shown for this app")
+            #expect(manager.currentFrame == Rect(x: 0, y: 560, width: 1280, height: 240))
+            keyboard.signal(SIGUSR1)
+            try waitFor(4, "wvkbd hidden")
+            #expect(!manager.isVisible)
+            manager.textInputActive = false
+            keyboard.signal(SIGUSR2)
+            try waitFor(6, "wvkbd shown for another app")
+
+            let updates = received.withLock { $0 }
+            #expect(updates.map(\.event) == [.willShow, .didShow, .willHide, .didHide, .willShow, .didShow])
+            #expect(updates.map(\.isLocal) == [true, true, true, true, false, false])
+            #expect(updates.allSatisfy { $0.backend == "wayland" && $0.keyboard.id == "wayland:HEADLESS-1:bottom" })
+        }
+    }
+}

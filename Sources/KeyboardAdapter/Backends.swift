@@ -8,7 +8,7 @@ import X11Adapter
 public enum KeyboardAdapterBackends {
     /// Every shipped backend's registration.
     public static var registrations: [BackendRegistry.Registration] {
-        [WaylandBackend.registration, X11Backend.registration]
+        [X11Backend.registration, WaylandBackend.registration]
     }
 
     /// Registers every shipped backend in `registry`; calling it again changes nothing.

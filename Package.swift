@@ -22,6 +22,9 @@ let package = Package(
             name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
             providers: [.apt(["libx11-dev"])]),
         .systemLibrary(
+            name: "CXrandr", path: "Sources/CXrandr", pkgConfig: "xrandr",
+            providers: [.apt(["libxrandr-dev"])]),
+        .systemLibrary(
             name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]),
         .target(name: "CWaylandProtocols", dependencies: ["CWayland"]),
@@ -30,7 +33,7 @@ let package = Package(
             providers: [.apt(["libxkbcommon-dev"])]),
 
         // Display-server backends, one plugin each.
-        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11"]),
+        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr"]),
         .target(
             name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
 
@@ -48,6 +51,9 @@ let package = Package(
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
+        .testTarget(name: "RepositoryTests"),
+        .testTarget(
+            name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
 
         // The example app: an input bar kept above the real on-screen keyboard, drawn with Xlib + Xft.
         .systemLibrary(
@@ -68,8 +74,5 @@ let package = Package(
         .executableTarget(
             name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],
             path: "Benchmarks/x11bench"),
-        .testTarget(name: "RepositoryTests"),
-        .testTarget(
-            name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
     ]
 )

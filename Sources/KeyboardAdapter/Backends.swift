@@ -1,12 +1,15 @@
 import Foundation
 import KeyboardAdapterCore
 import WaylandAdapter
+import X11Adapter
 
 /// The display-server backends this package ships, and their registration (like swift-log's
 /// `LoggingSystem.bootstrap`, but additive and idempotent).
 public enum KeyboardAdapterBackends {
     /// Every shipped backend's registration.
-    public static var registrations: [BackendRegistry.Registration] { [WaylandBackend.registration] }
+    public static var registrations: [BackendRegistry.Registration] {
+        [X11Backend.registration, WaylandBackend.registration]
+    }
 
     /// Registers every shipped backend in `registry`; calling it again changes nothing.
     public static func register(in registry: BackendRegistry = .shared) {

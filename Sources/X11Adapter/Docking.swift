@@ -40,7 +40,8 @@ extension Strut {
             // Each reserved edge's start/end must be an ordered range on that edge.
             let ranges = [(left, 4, height), (right, 6, height), (top, 8, width), (bottom, 10, width)]
             for (size, index, span) in ranges where size > 0 {
-                let start = Int(items[index]), end = Int(items[index + 1])
+                let start = Int(items[index])
+                let end = Int(items[index + 1])
                 guard start <= end, end < span else { return nil }
             }
         }

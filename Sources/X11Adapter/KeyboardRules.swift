@@ -168,7 +168,8 @@ public struct KeyboardRules: Sendable, Hashable {
 
     /// Where the user's rules file lives.
     public static func configFileURL(environment: [String: String]) -> URL {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
         return URL(fileURLWithPath: base).appendingPathComponent("keyboard-adapter/rules.json")
     }

@@ -12,7 +12,6 @@ final class WindowTracker {
     /// One window this tracker selected events on: a top-level (client or frame) or a client
     /// inside a frame.
     private struct Tracked {
-        var id: Window
         /// The immediate parent.
         var parent: Window
         /// Geometry relative to the parent, from real ConfigureNotify (outer corner; inner size).
@@ -30,9 +29,10 @@ final class WindowTracker {
         var rule: KeyboardRule?
         /// Keyboard-only properties, read once the window is known to be a keyboard.
         var keyboard: KeyboardProperties?
+        /// Whether this keyboard came up for the app, judged when it showed; nil while hidden.
+        var isLocal: Bool?
 
-        init(id: Window, parent: Window) {
-            self.id = id
+        init(parent: Window) {
             self.parent = parent
         }
     }
@@ -48,11 +48,21 @@ final class WindowTracker {
     private let display: XDisplay
     private let rules: KeyboardRules
     private let deliver: (Observation) -> Void
+    private let appIdentity: () -> AppIdentity
+    private var ownership = FocusOwnership()
     private var windows: [Window: Tracked] = [:]
-    /// What was last delivered per keyboard window, to drop repeats (ConfigureNotify arrives once
-    /// through the root and once through the window itself).
+    /// What was last delivered per keyboard window (with time 0), to drop repeats: ConfigureNotify
+    /// arrives once through the root and once through the window itself.
     private var delivered: [Window: Observation] = [:]
-    private var output: Output
+    /// Windows to observe again once the queue is drained, in the order they changed.
+    private var dirty: [Window] = []
+    private var dirtySet: Set<Window> = []
+    /// Hides of keyboard windows destroyed since the last flush.
+    private var gone: [Observation] = []
+    /// The whole screen (the root window), which struts are relative to.
+    private var screen: Rect
+    /// The monitors a keyboard can be on.
+    private var monitors: MonitorLayout
 
     /// Events asked for on every followed window: its own geometry and mapping, and its properties.
     private static let windowMask = StructureNotifyMask | PropertyChangeMask
@@ -62,16 +72,22 @@ final class WindowTracker {
     /// Properties that only matter for keyboards.
     private let keyboardAtoms: Set<Atom>
 
-    init(display: XDisplay, rules: KeyboardRules, deliver: @escaping (Observation) -> Void) {
+    init(
+        display: XDisplay, rules: KeyboardRules, appIdentity: @escaping () -> AppIdentity = { AppIdentity() },
+        deliver: @escaping (Observation) -> Void
+    ) {
         self.display = display
         self.rules = rules
         self.deliver = deliver
+        self.appIdentity = appIdentity
         let size = display.screenSize
-        output = Output(name: "screen", frame: Rect(x: 0, y: 0, width: size.width, height: size.height))
+        screen = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        monitors = MonitorLayout(monitors: [], screen: screen)
         describingAtoms = Set(
             ["WM_CLASS", "WM_NAME", "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "WM_HINTS", "ONSCREEN_KEYBOARD"]
                 .map { display.atom($0) })
-        keyboardAtoms = Set(["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT", "_NET_WM_STRUT_PARTIAL"].map { display.atom($0) })
+        keyboardAtoms = Set(
+            ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT", "_NET_WM_STRUT_PARTIAL"].map { display.atom($0) })
     }
 
     // MARK: Start-up
@@ -80,6 +96,9 @@ final class WindowTracker {
     /// are already visible.
     func start() {
         display.selectInput(display.root, SubstructureNotifyMask | StructureNotifyMask | PropertyChangeMask)
+        ownership.activeWindowChanged(display)
+        display.selectMonitorChanges()
+        monitors = MonitorLayout(monitors: display.monitors(), screen: screen)
         guard let topLevels = display.tree(of: display.root)?.children else { return }
         let wmState = display.atom("WM_STATE")
         for topLevel in topLevels {
@@ -87,17 +106,21 @@ final class WindowTracker {
             refreshAttributes(topLevel)
             // Under a window manager the client is the window with WM_STATE: the top-level itself
             // or a window inside its frame.
+            // Unmapped windows are described when they map, not now.
             if display.property(topLevel, wmState) == nil, let client = findClient(in: topLevel, depth: 2) {
                 follow(client, parent: display.tree(of: client)?.parent ?? topLevel)
                 attach(client: client, toFrame: topLevel)
                 refreshAttributes(client)
-                describeIfNeeded(client)
-                evaluate(client)
-            } else {
+                if windows[client]?.isMapped == true, windows[topLevel]?.isMapped == true {
+                    describeIfNeeded(client)
+                    evaluate(client)
+                }
+            } else if windows[topLevel]?.isMapped == true {
                 describeIfNeeded(topLevel)
                 evaluate(topLevel)
             }
         }
+        flushObservations()
         display.flush()
     }
 
@@ -115,6 +138,10 @@ final class WindowTracker {
 
     /// Handles one X event.
     func handle(_ event: inout XEvent) {
+        if display.isMonitorChange(&event) {
+            monitorsChanged()
+            return
+        }
         switch event.type {
         case CreateNotify:
             let e = event.xcreatewindow
@@ -155,11 +182,11 @@ final class WindowTracker {
     func hideAll() {
         let time = MonotonicClock.now()
         for (id, last) in delivered.sorted(by: { $0.key < $1.key }) where last.frame != nil {
-            var gone = last
-            gone.frame = nil
-            gone.time = time
-            deliver(gone)
-            delivered[id] = gone
+            var hidden = last
+            hidden.frame = nil
+            hidden.time = time
+            deliver(hidden)
+            delivered[id] = hidden
         }
     }
 
@@ -170,7 +197,7 @@ final class WindowTracker {
             windows[window]?.parent = parent
             return
         }
-        windows[window] = Tracked(id: window, parent: parent)
+        windows[window] = Tracked(parent: parent)
         display.selectInput(window, Self.windowMask)
     }
 
@@ -178,8 +205,9 @@ final class WindowTracker {
         guard let attributes = display.attributes(window) else { return }
         windows[window]?.isMapped = attributes.isMapped
         windows[window]?.overrideRedirect = attributes.overrideRedirect
-        setGeometry(window, x: attributes.x, y: attributes.y, width: attributes.width, height: attributes.height,
-                    border: attributes.borderWidth)
+        setGeometry(
+            window, x: attributes.x, y: attributes.y, width: attributes.width, height: attributes.height,
+            border: attributes.borderWidth)
     }
 
     private func setGeometry<T: BinaryInteger>(_ window: Window, x: T, y: T, width: T, height: T, border: T) {
@@ -199,10 +227,9 @@ final class WindowTracker {
             evaluate(client)
         }
         if let last = delivered.removeValue(forKey: window), last.frame != nil {
-            var gone = last
-            gone.frame = nil
-            gone.time = MonotonicClock.now()
-            deliver(gone)
+            var hidden = last
+            hidden.frame = nil
+            gone.append(hidden)
         }
     }
 
@@ -218,9 +245,9 @@ final class WindowTracker {
     /// (which rarely change) from two more.
     private func measureOffset(_ client: Window) {
         guard let frame = windows[client]?.frame,
-              let inner = display.position(of: client, in: frame),
-              let own = display.geometry(of: client),
-              let outer = display.geometry(of: frame)
+            let inner = display.position(of: client, in: frame),
+            let own = display.geometry(of: client),
+            let outer = display.geometry(of: frame)
         else {
             windows[client]?.offsetInFrame = nil
             return
@@ -299,8 +326,16 @@ final class WindowTracker {
 
     private func screenChanged(width: Int, height: Int) {
         let frame = Rect(x: 0, y: 0, width: width, height: height)
-        guard frame != output.frame else { return }
-        output.frame = frame
+        guard frame != screen else { return }
+        screen = frame
+        monitorsChanged()
+    }
+
+    /// Reads the monitors again; every keyboard shown is observed again when they changed.
+    private func monitorsChanged() {
+        let layout = MonitorLayout(monitors: display.monitors(), screen: screen)
+        guard layout != monitors else { return }
+        monitors = layout
         for window in delivered.keys.sorted() { evaluate(window) }
     }
 
@@ -314,16 +349,51 @@ final class WindowTracker {
     }
 
     private func describe(_ window: Window, overrideRedirect: Bool) -> X11WindowDescription {
-        let wmClass = display.windowClass(window)
-        let hints = display.values(window, "WM_HINTS")
-        // WM_HINTS: flags first, then the input field (InputHint is bit 0).
-        let acceptsInput = hints.flatMap { $0.count >= 2 && $0[0] & 1 != 0 ? $0[1] != 0 : nil }
-        return X11WindowDescription(
-            instance: wmClass?.instance, windowClass: wmClass?.windowClass,
-            title: display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME"),
-            windowTypes: (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap { display.atomName(Atom($0)) },
-            overrideRedirect: overrideRedirect, acceptsInput: acceptsInput,
-            onscreenKeyboard: display.values(window, "ONSCREEN_KEYBOARD")?.first)
+        var description = X11WindowDescription(overrideRedirect: overrideRedirect)
+        for name in ["WM_CLASS", "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "WM_HINTS", "ONSCREEN_KEYBOARD"] {
+            read(name, of: window, into: &description)
+        }
+        return description
+    }
+
+    /// Reads one property that decides whether the window is a keyboard.
+    private func read(_ property: String, of window: Window, into description: inout X11WindowDescription) {
+        switch property {
+        case "WM_CLASS":
+            let wmClass = display.windowClass(window)
+            description.instance = wmClass?.instance
+            description.windowClass = wmClass?.windowClass
+        case "WM_NAME", "_NET_WM_NAME":
+            description.title = display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME")
+        case "_NET_WM_WINDOW_TYPE":
+            description.windowTypes = (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap {
+                display.atomName(Atom($0))
+            }
+        case "WM_HINTS":
+            // WM_HINTS: flags first, then the input field (InputHint is bit 0).
+            let hints = display.values(window, "WM_HINTS")
+            description.acceptsInput = hints.flatMap { $0.count >= 2 && $0[0] & 1 != 0 ? $0[1] != 0 : nil }
+        case "ONSCREEN_KEYBOARD":
+            description.onscreenKeyboard = display.values(window, "ONSCREEN_KEYBOARD")?.first
+        default:
+            break
+        }
+    }
+
+    /// Reads one property that only matters for keyboards.
+    private func read(_ property: String, of window: Window, into keyboard: inout KeyboardProperties) {
+        switch property {
+        case "_NET_WM_PID":
+            keyboard.pid = display.values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) }
+        case "WM_STATE":
+            keyboard.isIconic = display.values(window, "WM_STATE")?.first == UInt(IconicState)
+        case "_NET_WM_STRUT_PARTIAL":
+            keyboard.strutPartial = display.values(window, "_NET_WM_STRUT_PARTIAL")
+        case "_NET_WM_STRUT":
+            keyboard.strut = display.values(window, "_NET_WM_STRUT")
+        default:
+            break
+        }
     }
 
     private func classify(_ window: Window) {
@@ -331,57 +401,32 @@ final class WindowTracker {
         let rule = rules.match(description)
         windows[window]?.rule = rule
         if rule != nil, windows[window]?.keyboard == nil {
-            windows[window]?.keyboard = KeyboardProperties(
-                pid: display.values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) },
-                isIconic: isIconic(window),
-                strutPartial: display.values(window, "_NET_WM_STRUT_PARTIAL"),
-                strut: display.values(window, "_NET_WM_STRUT"))
+            var keyboard = KeyboardProperties()
+            for name in ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT_PARTIAL", "_NET_WM_STRUT"] {
+                read(name, of: window, into: &keyboard)
+            }
+            windows[window]?.keyboard = keyboard
         }
     }
 
-    private func isIconic(_ window: Window) -> Bool {
-        display.values(window, "WM_STATE")?.first == UInt(IconicState)
-    }
-
     private func propertyChanged(_ window: Window, _ atom: Atom) {
-        guard let tracked = windows[window], tracked.description != nil else { return }
+        if window == display.root {
+            if atom == display.atom("_NET_ACTIVE_WINDOW") { ownership.activeWindowChanged(display) }
+            return
+        }
+        // Only what is already known is kept up to date: the rest is read when it first matters.
+        guard describingAtoms.contains(atom) || keyboardAtoms.contains(atom),
+            let tracked = windows[window], var description = tracked.description,
+            let name = display.atomName(atom)
+        else { return }
         if describingAtoms.contains(atom) {
-            // Re-read only the property that changed.
-            var description = tracked.description!
-            switch display.atomName(atom) {
-            case "WM_CLASS":
-                let wmClass = display.windowClass(window)
-                description.instance = wmClass?.instance
-                description.windowClass = wmClass?.windowClass
-            case "WM_NAME", "_NET_WM_NAME":
-                description.title = display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME")
-            case "_NET_WM_WINDOW_TYPE":
-                description.windowTypes = (display.values(window, "_NET_WM_WINDOW_TYPE") ?? [])
-                    .compactMap { display.atomName(Atom($0)) }
-            case "WM_HINTS":
-                let hints = display.values(window, "WM_HINTS")
-                description.acceptsInput = hints.flatMap { $0.count >= 2 && $0[0] & 1 != 0 ? $0[1] != 0 : nil }
-            case "ONSCREEN_KEYBOARD":
-                description.onscreenKeyboard = display.values(window, "ONSCREEN_KEYBOARD")?.first
-            default:
-                break
-            }
+            read(name, of: window, into: &description)
             guard description != tracked.description else { return }
             windows[window]?.description = description
             classify(window)
-        } else if keyboardAtoms.contains(atom), tracked.keyboard != nil {
-            switch display.atomName(atom) {
-            case "_NET_WM_PID":
-                windows[window]?.keyboard?.pid = display.values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) }
-            case "WM_STATE":
-                windows[window]?.keyboard?.isIconic = isIconic(window)
-            case "_NET_WM_STRUT_PARTIAL":
-                windows[window]?.keyboard?.strutPartial = display.values(window, "_NET_WM_STRUT_PARTIAL")
-            case "_NET_WM_STRUT":
-                windows[window]?.keyboard?.strut = display.values(window, "_NET_WM_STRUT")
-            default:
-                return
-            }
+        } else if keyboardAtoms.contains(atom), var keyboard = tracked.keyboard {
+            read(name, of: window, into: &keyboard)
+            windows[window]?.keyboard = keyboard
         } else {
             return
         }
@@ -396,7 +441,9 @@ final class WindowTracker {
         if tracked.parent == display.root {
             return Rect(x: tracked.x, y: tracked.y, width: tracked.width, height: tracked.height)
         }
-        guard let frame = tracked.frame, let offset = tracked.offsetInFrame, let outer = windows[frame] else { return nil }
+        guard let frame = tracked.frame, let offset = tracked.offsetInFrame, let outer = windows[frame] else {
+            return nil
+        }
         return Rect(x: outer.x + offset.x, y: outer.y + offset.y, width: tracked.width, height: tracked.height)
     }
 
@@ -404,53 +451,94 @@ final class WindowTracker {
     /// restore by shrinking and moving the frame around the (unchanged) client; while the frame
     /// cannot hold the client, its geometry says nothing about where the keyboard will be.
     private func frameHolds(_ tracked: Tracked) -> Bool {
-        guard let frame = tracked.frame.flatMap({ windows[$0] }), let offset = tracked.offsetInFrame else { return true }
+        guard let frame = tracked.frame.flatMap({ windows[$0] }), let offset = tracked.offsetInFrame else {
+            return true
+        }
         return offset.x >= 0 && offset.y >= 0
             && offset.x + tracked.width + 2 * tracked.border <= frame.width + 2 * frame.border
             && offset.y + tracked.height + 2 * tracked.border <= frame.height + 2 * frame.border
     }
 
-    /// Works out the keyboard window's current observation and delivers it if anything changed.
+    /// Notes that a window's observation may have changed; it is worked out once the queued
+    /// events are drained, so a burst of events costs one observation per window.
     private func evaluate(_ window: Window) {
-        guard let tracked = windows[window] else { return }
+        if dirtySet.insert(window).inserted { dirty.append(window) }
+    }
+
+    /// Delivers what changed since the last call: every hide first, then every show or move, so
+    /// that a keyboard replacing another (onboard recreating its window) never overlaps it.
+    func flushObservations() {
+        var hides = gone
+        var shows: [Observation] = []
+        gone.removeAll()
+        for window in dirty {
+            guard let observation = observe(window) else { continue }
+            if observation.frame == nil { hides.append(observation) } else { shows.append(observation) }
+        }
+        dirty.removeAll(keepingCapacity: true)
+        dirtySet.removeAll(keepingCapacity: true)
+        let time = MonotonicClock.now()
+        for var observation in hides + shows {
+            observation.time = time
+            deliver(observation)
+        }
+    }
+
+    /// The keyboard window's current observation, when it differs from the last one delivered.
+    private func observe(_ window: Window) -> Observation? {
+        guard let tracked = windows[window] else { return nil }
         guard let rule = tracked.rule, let keyboard = tracked.keyboard else {
             // No longer a keyboard (its class changed): it is gone as far as anyone can tell.
-            if let last = delivered.removeValue(forKey: window), last.frame != nil {
-                var gone = last
-                gone.frame = nil
-                gone.time = MonotonicClock.now()
-                deliver(gone)
-            }
-            return
+            guard let last = delivered.removeValue(forKey: window), last.frame != nil else { return nil }
+            var hidden = last
+            hidden.frame = nil
+            return hidden
         }
         let frameMapped = tracked.frame.map { windows[$0]?.isMapped ?? false } ?? true
         let isShown = tracked.isMapped && frameMapped && !keyboard.isIconic
         // Mid-animation or mid-resize (the frame shrank before the client did): wait for the
         // geometry to make sense again rather than report a frame the keyboard never has.
-        if isShown, !frameHolds(tracked) { return }
+        if isShown, !frameHolds(tracked) { return nil }
+        if !isShown {
+            windows[window]?.isLocal = nil
+        } else if delivered[window]?.frame == nil {
+            // Showing now: judge ownership by the focus at this moment, once per show.
+            // Computed first: an optional-chained assignment would hold `windows` while the
+            // judgement reads it.
+            let isLocal = ownership.isLocal(
+                keyboard: window, keyboardFrame: tracked.frame, app: appIdentity(), display: display,
+                topLevel: { self.topLevel(of: $0) }, clientOf: { self.windows[$0]?.client })
+            windows[window]?.isLocal = isLocal
+        }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
-        var observation = Observation(time: MonotonicClock.now(), keyboard: identity, frame: nil, output: output,
-                                      geometry: .reported)
+        var observation = Observation(
+            time: 0, keyboard: identity, frame: nil, output: delivered[window]?.output,
+            geometry: .reported)
         if isShown, let frame = absoluteFrame(tracked) {
+            // Struts are relative to the screen; docking is judged on the keyboard's own monitor.
+            let output = monitors.output(for: frame)
             let verdict = DockingVerdict.judge(
                 isDockType: tracked.description?.windowTypes.contains("_NET_WM_WINDOW_TYPE_DOCK") ?? false,
-                strut: Strut(partial: keyboard.strutPartial, plain: keyboard.strut,
-                             width: output.frame.width, height: output.frame.height),
+                strut: Strut(
+                    partial: keyboard.strutPartial, plain: keyboard.strut,
+                    width: screen.width, height: screen.height),
                 frame: frame, output: output.frame)
+            observation.output = output
             observation.frame = frame
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge
+            observation.isLocal = windows[window]?.isLocal
         }
         if let last = delivered[window] {
             var comparable = last
-            comparable.time = observation.time
-            if comparable == observation { return }
+            comparable.time = 0
+            if comparable == observation { return nil }
         } else if observation.frame == nil {
             // Never shown and still hidden: nothing to say.
-            return
+            return nil
         }
         delivered[window] = observation
-        deliver(observation)
+        return observation
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// The X11 backend: follows on-screen keyboard windows on an X server (also XWayland) and hands
 /// what it sees to the core as observations.
 ///
-/// It runs one thread of its own, blocked in `poll()` on the X connection and on an eventfd that
+/// It runs one thread of its own, blocked in `poll()` on the X connection and on a self-pipe that
 /// `stop()` writes to; it uses no timer and no CPU while nothing happens on the server.
 public final class X11Backend: KeyboardBackend {
     /// The registration the `KeyboardAdapter` umbrella adds to the registry: name `x11`, chosen
@@ -18,8 +18,11 @@ public final class X11Backend: KeyboardBackend {
 
     /// The registry name.
     public let name = "x11"
-    /// Frames, floating and docked keyboards, and the output (the X screen).
-    public let capabilities: BackendCapabilities = [.reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs]
+    /// Frames, floating and docked keyboards, the output, and whether a keyboard came up for
+    /// this app (judged by the focused window when it shows).
+    public let capabilities: BackendCapabilities = [
+        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .hidesKeyboards,
+    ]
     /// The display this backend connects to; nil means `$DISPLAY`.
     public let displayName: String?
     /// The rules keyboards are recognised by.
@@ -27,18 +30,21 @@ public final class X11Backend: KeyboardBackend {
     /// What was wrong with the user's rules file, if anything (it is then ignored).
     public let rulesProblem: String?
 
-    private struct Running: @unchecked Sendable {
-        // The pthread handle is only joined under the lock that guards this value.
+    private struct Running: Sendable {
+        /// Joined by `stop()`, under the lock that guards this value.
         var thread: pthread_t
-        /// The self-pipe: `stop()` writes to `[1]`, the thread polls `[0]`.
+        /// The self-pipe: `stop()` writes to `write`, the thread polls `read`.
         var wakePipe: (read: Int32, write: Int32)
     }
     private let running = Mutex<Running?>(nil)
+    private let app = AppIdentityBox()
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
     /// rules file and `extraRules` (tried first).
-    public init(displayName: String? = nil, extraRules: [KeyboardRule] = [],
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(
+        displayName: String? = nil, extraRules: [KeyboardRule] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         self.displayName = displayName
         let loaded = KeyboardRules.load(environment: environment)
         rules = loaded.rules.adding(extraRules)
@@ -54,6 +60,12 @@ public final class X11Backend: KeyboardBackend {
 
     deinit { stop() }
 
+    /// The app whose focused windows make a keyboard local; the current process until set.
+    /// Takes effect at the next show.
+    public func setAppIdentity(_ identity: AppIdentity) {
+        app.value.withLock { $0 = identity }
+    }
+
     /// Available when the X server answers; the detail names the display and the screen size.
     public func availability() -> BackendAvailability {
         do {
@@ -62,12 +74,36 @@ public final class X11Backend: KeyboardBackend {
             let size = display.screenSize
             return .available(detail: "X server \(display.name), screen \(size.width)x\(size.height)")
         } catch {
-            return .unavailable(reason: "\(error)")
+            return .unreachable(reason: "\(error)")
         }
     }
 
-    /// Connects and starts the event thread. Throws a `BackendFailure` when the server cannot be
-    /// reached or the thread cannot start.
+    /// Asks the window manager to iconify the keyboard's window, the one way every X11 keyboard
+    /// can be hidden from outside (none of them offers an X-level command of its own, apart from
+    /// matchbox-keyboard's daemon mode, which needs a window manager too). The hide is then
+    /// observed like any other. Uses a short connection of its own, not the event thread's.
+    /// Throws `unsupported` without a window manager.
+    public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
+        guard keyboard.id.hasPrefix("x11:0x"), let window = Window(keyboard.id.dropFirst(6), radix: 16) else {
+            throw .notVisible(keyboard.id)
+        }
+        let display: XDisplay
+        do {
+            display = try XDisplay(name: displayName)
+        } catch {
+            throw .failed("\(error)")
+        }
+        defer { display.close() }
+        guard display.attributes(window)?.isMapped == true else { throw .notVisible(keyboard.id) }
+        guard display.windowManagerName != nil else {
+            throw .unsupported("\(keyboard.name) cannot be hidden on X11 without a window manager")
+        }
+        guard display.requestIconify(window) else { throw .failed("the iconify request for \(keyboard.id) failed") }
+    }
+
+    /// Connects, delivers the keyboards already visible, and starts the event thread. Throws a
+    /// `BackendFailure` when the server cannot be reached or the thread cannot start. Does
+    /// nothing once started (also after the connection broke) until `stop()`.
     public func start(sink: any ObservationSink) throws {
         try running.withLock { running in
             guard running == nil else { return }
@@ -86,14 +122,20 @@ public final class X11Backend: KeyboardBackend {
             _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
             _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
             let wakeFD = pipeFDs[0]
-            let loop = EventLoop(display: display, rules: rules, sink: sink, wakeFD: wakeFD, backendName: name)
+            let loop = EventLoop(
+                display: display, rules: rules, app: app, sink: sink, wakeFD: wakeFD, backendName: name)
+            // The keyboards already visible are delivered before start returns; the connection
+            // then passes to the thread, which alone uses it from here on.
+            loop.tracker.start()
             let context = Unmanaged.passRetained(loop).toOpaque()
             var thread = pthread_t()
-            let status = pthread_create(&thread, nil, { context in
-                let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-                loop.run()
-                return nil
-            }, context)
+            let status = pthread_create(
+                &thread, nil,
+                { context in
+                    let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+                    loop.run()
+                    return nil
+                }, context)
             guard status == 0 else {
                 Unmanaged<EventLoop>.fromOpaque(context).release()
                 close(pipeFDs[0])
@@ -129,10 +171,9 @@ public final class X11Backend: KeyboardBackend {
         defer { display.close() }
         let size = display.screenSize
         lines.append("x11: X server \(display.name), screen \(size.width)x\(size.height)")
-        let manager = display.values(display.root, "_NET_SUPPORTING_WM_CHECK")?.first
-            .flatMap { display.text(Window($0), "_NET_WM_NAME") }
-        lines.append("x11: window manager: \(manager ?? "none (or not EWMH)")")
-        lines.append("x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
+        lines.append("x11: window manager: \(display.windowManagerName ?? "none (or not EWMH)")")
+        lines.append(
+            "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
         var seen: [Observation] = []
         let tracker = WindowTracker(display: display, rules: rules) { seen.append($0) }
         tracker.start()
@@ -155,16 +196,20 @@ private final class EventLoop {
     let backendName: String
     let tracker: WindowTracker
 
-    init(display: XDisplay, rules: KeyboardRules, sink: any ObservationSink, wakeFD: Int32, backendName: String) {
+    init(
+        display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink, wakeFD: Int32,
+        backendName: String
+    ) {
         self.display = display
         self.sink = sink
         self.wakeFD = wakeFD
         self.backendName = backendName
-        tracker = WindowTracker(display: display, rules: rules, deliver: { sink.deliver($0) })
+        tracker = WindowTracker(
+            display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
+            deliver: { sink.deliver($0) })
     }
 
     func run() {
-        tracker.start()
         var fds = [
             pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
@@ -172,12 +217,20 @@ private final class EventLoop {
         while true {
             // Round trips pull events into Xlib's queue without the socket showing them to
             // poll(): drain first, block only when the queue is empty.
+            var batch = 0
             while display.pendingEvents() > 0 {
                 var event = display.nextEvent()
                 tracker.handle(&event)
                 if display.isBroken { break }
+                // Under a flood the queue may never run dry: report what is known now and then.
+                batch += 1
+                if batch == 256 {
+                    tracker.flushObservations()
+                    batch = 0
+                }
             }
             if display.isBroken { return fail() }
+            tracker.flushObservations()
             display.flush()
             fds[0].revents = 0
             fds[1].revents = 0
@@ -202,4 +255,9 @@ private final class EventLoop {
         display.close()
         sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
     }
+}
+
+/// The app identity, shared between the caller's thread (`setAppIdentity`) and the event thread.
+final class AppIdentityBox: Sendable {
+    let value = Mutex<AppIdentity>(.currentProcess)
 }

@@ -1,4 +1,5 @@
 import CX11
+import CXrandr
 import Glibc
 import KeyboardAdapterCore
 import Synchronization
@@ -8,21 +9,16 @@ struct XDisplayError: Error, Sendable, CustomStringConvertible {
     var description: String
 }
 
-/// What one connection has suffered: protocol errors (normal: windows vanish between an event and
-/// a query) and whether the connection itself broke. Shared with Xlib's C callbacks, which cannot
-/// capture context, through a process-wide table keyed by the `Display` address.
+/// Whether a connection broke. Shared with Xlib's C callbacks, which cannot capture context,
+/// through a process-wide table keyed by the `Display` address.
 final class XConnectionHealth: Sendable {
-    /// Protocol errors seen on this connection.
-    let errorCount = Atomic<Int>(0)
-    /// The X error code of the last protocol error.
-    let lastErrorCode = Atomic<Int>(0)
     /// Set once Xlib reported a fatal I/O error: the server is gone.
     let isBroken = Atomic<Bool>(false)
 }
 
 /// Xlib's error hooks are process-wide. They are installed once; errors on connections this module
-/// opened are counted and swallowed, errors on anybody else's connections go to the handler that
-/// was there before, so an app that uses Xlib itself keeps its behaviour.
+/// opened are handled here, errors on anybody else's connections go to the handler that was there
+/// before, so an app that uses Xlib itself keeps its behaviour.
 private enum XErrorHooks {
     struct Previous: @unchecked Sendable {
         // C function pointers are plain values; the wrapper only exists because the imported
@@ -44,11 +40,9 @@ private enum XErrorHooks {
     /// Installs the hooks the first time it is read; Swift runs a static initialiser exactly once.
     static let installed: Void = {
         let errorHandler: XErrorHandler = { display, event in
-            if let health = XErrorHooks.health(display) {
-                health.errorCount.add(1, ordering: .relaxed)
-                if let event { health.lastErrorCode.store(Int(event.pointee.error_code), ordering: .relaxed) }
-                return 0
-            }
+            // Protocol errors on this module's connections are normal (a window vanished between
+            // an event and a query; the call then returns failure) and are dropped.
+            if XErrorHooks.health(display) != nil { return 0 }
             return XErrorHooks.previous.withLock { $0.error }.map { $0(display, event) } ?? 0
         }
         let ioHandler: XIOErrorHandler = { display in
@@ -120,11 +114,13 @@ final class XDisplay {
         exitContext = Unmanaged.passRetained(health)
         // The default exit hook calls exit(); this one records the break and returns, so the
         // failing Xlib call unwinds and the backend's loop ends on its own.
-        XSetIOErrorExitHandler(opened, { _, context in
-            guard let context else { return }
-            Unmanaged<XConnectionHealth>.fromOpaque(context).takeUnretainedValue()
-                .isBroken.store(true, ordering: .releasing)
-        }, exitContext.toOpaque())
+        XSetIOErrorExitHandler(
+            opened,
+            { _, context in
+                guard let context else { return }
+                Unmanaged<XConnectionHealth>.fromOpaque(context).takeUnretainedValue()
+                    .isBroken.store(true, ordering: .releasing)
+            }, exitContext.toOpaque())
     }
 
     deinit { close() }
@@ -210,7 +206,8 @@ final class XDisplay {
         let n = Int(count)
         switch format {
         case 8:
-            return XProperty(type: type, format: 8, bytes: Array(UnsafeBufferPointer(start: data, count: n)), values: [])
+            return XProperty(
+                type: type, format: 8, bytes: Array(UnsafeBufferPointer(start: data, count: n)), values: [])
         case 16:
             let values = UnsafeRawPointer(data).withMemoryRebound(to: UInt16.self, capacity: n) {
                 UnsafeBufferPointer(start: $0, count: n).map { UInt($0) }
@@ -272,7 +269,8 @@ final class XDisplay {
     /// Where `window`'s inner top-left corner (inside its border) is in `ancestor`'s inner
     /// coordinates, in one request; nil when either is gone.
     func position(of window: Window, in ancestor: Window) -> (x: Int, y: Int)? {
-        var x: Int32 = 0, y: Int32 = 0
+        var x: Int32 = 0
+        var y: Int32 = 0
         var child: Window = 0
         guard XTranslateCoordinates(handle, window, ancestor, 0, 0, &x, &y, &child) != 0 else { return nil }
         return (Int(x), Int(y))
@@ -282,10 +280,80 @@ final class XDisplay {
     /// and border width; nil when it is gone.
     func geometry(of window: Window) -> (x: Int, y: Int, width: Int, height: Int, border: Int)? {
         var rootReturn: Window = 0
-        var x: Int32 = 0, y: Int32 = 0
-        var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
-        guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else { return nil }
+        var x: Int32 = 0
+        var y: Int32 = 0
+        var width: UInt32 = 0
+        var height: UInt32 = 0
+        var border: UInt32 = 0
+        var depth: UInt32 = 0
+        guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else {
+            return nil
+        }
         return (Int(x), Int(y), Int(width), Int(height), Int(border))
+    }
+
+    /// The window that has the X input focus (may be None, PointerRoot or a child window).
+    func inputFocus() -> Window? {
+        var focus: Window = 0
+        var revert: Int32 = 0
+        XGetInputFocus(handle, &focus, &revert)
+        return isBroken ? nil : focus
+    }
+
+    // MARK: Monitors (RandR)
+
+    /// RandR's first event code, once asked; nil when the server has no RandR.
+    private lazy var randrEventBase: Int32? = {
+        var eventBase: Int32 = 0
+        var errorBase: Int32 = 0
+        return XRRQueryExtension(handle, &eventBase, &errorBase) != 0 ? eventBase : nil
+    }()
+
+    /// Asks for RandR's screen, CRTC and output change events on the root window.
+    func selectMonitorChanges() {
+        guard randrEventBase != nil else { return }
+        XRRSelectInput(
+            handle, root, Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
+    }
+
+    /// True for a RandR event; lets Xlib update its idea of the screen size first.
+    func isMonitorChange(_ event: inout XEvent) -> Bool {
+        guard let base = randrEventBase else { return false }
+        if event.type == base + RRScreenChangeNotify {
+            XRRUpdateConfiguration(&event)
+            return true
+        }
+        return event.type == base + RRNotify
+    }
+
+    /// The active RandR monitors, named as `xrandr --listmonitors` names them; empty without RandR.
+    func monitors() -> [Output] {
+        guard randrEventBase != nil else { return [] }
+        var count: Int32 = 0
+        guard let list = XRRGetMonitors(handle, root, 1, &count) else { return [] }
+        defer { XRRFreeMonitors(list) }
+        return (0..<Int(max(0, count))).map { index in
+            let monitor = list[index]
+            return Output(
+                name: atomName(monitor.name) ?? "monitor-\(index)",
+                frame: Rect(
+                    x: Int(monitor.x), y: Int(monitor.y), width: Int(monitor.width),
+                    height: Int(monitor.height)))
+        }
+    }
+
+    /// Asks the window manager to iconify `window` (ICCCM WM_CHANGE_STATE) and sends the request.
+    func requestIconify(_ window: Window) -> Bool {
+        let status = XIconifyWindow(handle, window, XDefaultScreen(handle))
+        XFlush(handle)
+        return status != 0 && !isBroken
+    }
+
+    /// The window manager's name (`_NET_SUPPORTING_WM_CHECK`, then its `_NET_WM_NAME`); nil when
+    /// no EWMH window manager runs.
+    var windowManagerName: String? {
+        guard let check = values(root, "_NET_SUPPORTING_WM_CHECK")?.first, check != 0 else { return nil }
+        return text(Window(check), "_NET_WM_NAME") ?? ""
     }
 
     /// The window's parent and children (bottom to top); nil when it is gone.

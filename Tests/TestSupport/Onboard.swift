@@ -38,10 +38,15 @@ public final class Onboard: @unchecked Sendable {
         chmod(script, 0o755)
         let runner = try session.start("dbus-run-session", ["--", script])
         self.runner = runner
-        var address = "", pid: Int32 = 0
+        var address = ""
+        var pid: Int32 = 0
         try Wait.require("onboard's session bus and pid", timeout: 15) {
-            address = ((try? String(contentsOfFile: busFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            pid = Int32(((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            address = ((try? String(contentsOfFile: busFile, encoding: .utf8)) ?? "").trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            pid =
+                Int32(
+                    ((try? String(contentsOfFile: pidFile, encoding: .utf8)) ?? "").trimmingCharacters(
+                        in: .whitespacesAndNewlines)) ?? 0
             return (!address.isEmpty && pid > 0) || !runner.isRunning
         }
         guard runner.isRunning else { throw TestFailure("onboard's session ended at once: \(runner.log)") }
@@ -53,15 +58,18 @@ public final class Onboard: @unchecked Sendable {
 
     /// Calls a method of onboard's keyboard interface (`Show`, `Hide`, `ToggleVisible`).
     public func call(_ method: String) throws {
-        try session.run("dbus-send", [
-            "--bus=\(busAddress)", "--print-reply", "--dest=org.onboard.Onboard", "/org/onboard/Onboard/Keyboard",
-            "org.onboard.Onboard.Keyboard.\(method)",
-        ])
+        try session.run(
+            "dbus-send",
+            [
+                "--bus=\(busAddress)", "--print-reply", "--dest=org.onboard.Onboard", "/org/onboard/Onboard/Keyboard",
+                "org.onboard.Onboard.Keyboard.\(method)",
+            ])
     }
 
     /// Changes a setting while onboard runs.
     public func set(_ schema: String, _ key: String, _ value: String) throws {
-        try session.run("gsettings", ["set", schema, key, value], environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress])
+        try session.run(
+            "gsettings", ["set", schema, key, value], environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress])
     }
 
     /// Ends onboard by its pid, lets `dbus-run-session` end its bus, and ends by pid whatever
@@ -85,9 +93,10 @@ public final class Onboard: @unchecked Sendable {
         var parents: [Int32: Int32] = [:]
         for entry in entries {
             guard let pid = Int32(entry),
-                  let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let fields = stat.split(separator: ")").last?.split(separator: " "),
-                  fields.count > 1, let parent = Int32(fields[1]) else { continue }
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let fields = stat.split(separator: ")").last?.split(separator: " "),
+                fields.count > 1, let parent = Int32(fields[1])
+            else { continue }
             parents[pid] = parent
         }
         var found: [Int32] = []

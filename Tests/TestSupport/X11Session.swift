@@ -1,6 +1,6 @@
 import Foundation
 
-/// A private X server (Xvfb) for one test, with its own scratch directory, an optional window
+/// A private X server (Xvfb, or Xorg with the dummy driver) for one test, with its own scratch directory, an optional window
 /// manager (openbox) and the programs the test starts on it. Xvfb picks a free display itself
 /// (`-displayfd`), so tests that run side by side never collide. Everything started here is ended
 /// by its pid in `stop()`, which `deinit` also calls.
@@ -18,30 +18,84 @@ public final class X11Session: @unchecked Sendable {
     private var children: [ChildProcess] = []
     private let lock = NSLock()
 
-    /// Starts Xvfb with one `width`×`height` screen and waits until it takes connections.
-    public init(width: Int = 1280, height: Int = 800) throws {
+    /// Which X server to run.
+    public enum Server: Sendable {
+        /// Xvfb: one screen, one RandR monitor (`screen`) that cannot be split.
+        case xvfb
+        /// Xorg with the dummy video driver (root only): a virtual screen of the given size whose
+        /// RandR monitors can be set with `xrandr`, so that a test can have several monitors.
+        case xorgDummy
+    }
+
+    /// Starts an X server with a `width`×`height` screen (Xvfb) or a virtual screen that large
+    /// (Xorg dummy) and waits until it takes connections.
+    public init(width: Int = 1280, height: Int = 800, server kind: Server = .xvfb) throws {
         self.width = width
         self.height = height
         directory = NSTemporaryDirectory() + "x11-test-" + UUID().uuidString.prefix(8)
         for sub in ["", "/home", "/config", "/cache", "/data", "/runtime"] {
-            try FileManager.default.createDirectory(atPath: directory + sub, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory + sub, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
-        // Xvfb writes the display number it took to fd 1, which ChildProcess sends to the log.
-        let server = try ChildProcess("Xvfb", ["-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten",
-                                               "tcp", "-noreset"], directory: directory)
+        // The server writes the display number it took to fd 1, which ChildProcess sends to the log.
+        let server: ChildProcess
+        switch kind {
+        case .xvfb:
+            server = try ChildProcess(
+                "Xvfb",
+                [
+                    "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten",
+                    "tcp", "-noreset",
+                ], directory: directory)
+        case .xorgDummy:
+            let config = """
+                Section "Device"
+                  Identifier "dummy"
+                  Driver "dummy"
+                  VideoRam 256000
+                EndSection
+                Section "Monitor"
+                  Identifier "monitor"
+                  HorizSync 5.0-1000.0
+                  VertRefresh 5.0-200.0
+                EndSection
+                Section "Screen"
+                  Identifier "screen"
+                  Device "dummy"
+                  Monitor "monitor"
+                  DefaultDepth 24
+                  SubSection "Display"
+                    Depth 24
+                    Virtual \(width) \(height)
+                  EndSubSection
+                EndSection
+
+                """
+            try config.write(toFile: directory + "/xorg.conf", atomically: true, encoding: .utf8)
+            server = try ChildProcess(
+                "Xorg",
+                [
+                    "-displayfd", "1", "-config", directory + "/xorg.conf", "-noreset",
+                    "-nolisten", "tcp", "-logfile", directory + "/xorg.log",
+                ],
+                directory: directory)
+        }
         self.server = server
         var number: String?
-        try Wait.require("Xvfb to print its display number", timeout: 15) {
-            number = server.log.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map(String.init)
+        try Wait.require("the X server to print its display number", timeout: 20) {
+            number = server.log.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map(
+                String.init)
             return number != nil || !server.isRunning
         }
         guard let number, server.isRunning else {
-            throw TestFailure("Xvfb did not start: \(server.log)")
+            throw TestFailure("the X server did not start: \(server.log)")
         }
         let display = ":" + number
         self.display = display
-        try Wait.require("X server \(display) to accept connections", timeout: 10) { XTestClient(display: display) != nil }
+        try Wait.require("X server \(display) to accept connections", timeout: 10) {
+            XTestClient(display: display) != nil
+        }
     }
 
     deinit { stop() }
@@ -62,8 +116,9 @@ public final class X11Session: @unchecked Sendable {
     public func start(_ program: String, _ arguments: [String] = [], environment extra: [String: String?] = [:]) throws
         -> ChildProcess
     {
-        let child = try ChildProcess(program, arguments, environment: environment.merging(extra) { $1 },
-                                     directory: directory)
+        let child = try ChildProcess(
+            program, arguments, environment: environment.merging(extra) { $1 },
+            directory: directory)
         lock.withLock { children.append(child) }
         return child
     }
@@ -86,7 +141,9 @@ public final class X11Session: @unchecked Sendable {
 
     /// Runs a program on this server to completion and returns its output; throws on failure.
     @discardableResult
-    public func run(_ program: String, _ arguments: [String], environment extra: [String: String?] = [:]) throws -> String {
+    public func run(_ program: String, _ arguments: [String], environment extra: [String: String?] = [:]) throws
+        -> String
+    {
         let result = try Programs.run(program, arguments, environment: environment.merging(extra) { $1 }, timeout: 15)
         guard result.status == 0 else {
             throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed with status \(result.status)")
@@ -112,7 +169,8 @@ public final class X11Session: @unchecked Sendable {
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         }
         guard let x = field("Absolute upper-left X"), let y = field("Absolute upper-left Y"),
-              let width = field("Width"), let height = field("Height") else { return nil }
+            let width = field("Width"), let height = field("Height")
+        else { return nil }
         return (x, y, width, height)
     }
 

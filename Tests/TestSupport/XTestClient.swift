@@ -14,14 +14,26 @@ public final class XTestClient: @unchecked Sendable {
 
     /// Connects to `display`; nil when the server does not answer.
     public init?(display: String) {
+        _ = Self.survivesServerDeath
         guard let opened = XOpenDisplay(display) else { return nil }
         handle = opened
         root = XDefaultRootWindow(opened)
+        // Xlib's default exit hook calls exit(): a test that kills its server must not end the
+        // test process through a connection that is still open.
+        XSetIOErrorExitHandler(opened, { _, _ in }, nil)
     }
+
+    /// Makes a dead server a non-event for test connections: Xlib's default fatal-error handler
+    /// exits the process. Installed once; the backend's own connections keep their own handling.
+    private static let survivesServerDeath: Void = {
+        _ = XSetIOErrorHandler { _ in 0 }
+    }()
 
     /// Connects to `display` or throws.
     public static func connect(_ display: String) throws -> XTestClient {
-        guard let client = XTestClient(display: display) else { throw TestFailure("cannot connect to X display \(display)") }
+        guard let client = XTestClient(display: display) else {
+            throw TestFailure("cannot connect to X display \(display)")
+        }
         return client
     }
 
@@ -40,8 +52,11 @@ public final class XTestClient: @unchecked Sendable {
         var count: UInt = 0
         var remaining: UInt = 0
         var data: UnsafeMutablePointer<UInt8>?
-        guard XGetWindowProperty(handle, root, atom(name), 0, 64, 0, Atom(AnyPropertyType), &type, &format, &count,
-                                 &remaining, &data) == Success else { return nil }
+        guard
+            XGetWindowProperty(
+                handle, root, atom(name), 0, 64, 0, Atom(AnyPropertyType), &type, &format, &count,
+                &remaining, &data) == Success
+        else { return nil }
         defer { if let data { XFree(data) } }
         guard let data, format == 32 else { return nil }
         return UnsafeRawPointer(data).withMemoryRebound(to: UInt.self, capacity: Int(count)) {
@@ -82,12 +97,15 @@ public final class XTestClient: @unchecked Sendable {
 
     /// Creates and maps a top-level window with raw WM_CLASS and title bytes (which need not be
     /// valid text), and returns its id once the server has it.
-    public func createWindow(x: Int, y: Int, width: Int, height: Int, classBytes: [UInt8], titleBytes: [UInt8],
-                             overrideRedirect: Bool = false) -> Window {
+    public func createWindow(
+        x: Int, y: Int, width: Int, height: Int, classBytes: [UInt8], titleBytes: [UInt8],
+        overrideRedirect: Bool = false
+    ) -> Window {
         var attributes = XSetWindowAttributes()
         attributes.override_redirect = overrideRedirect ? 1 : 0
-        let window = XCreateWindow(handle, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, 0,
-                                   UInt32(InputOutput), nil, UInt(CWOverrideRedirect), &attributes)
+        let window = XCreateWindow(
+            handle, root, Int32(x), Int32(y), UInt32(width), UInt32(height), 0, 0,
+            UInt32(InputOutput), nil, UInt(CWOverrideRedirect), &attributes)
         setProperty(window, "WM_CLASS", type: Atom(XA_STRING), classBytes)
         setProperty(window, "_NET_WM_NAME", type: atom("UTF8_STRING"), titleBytes)
         setProperty(window, "WM_NAME", type: Atom(XA_STRING), titleBytes)
@@ -99,9 +117,22 @@ public final class XTestClient: @unchecked Sendable {
     /// Replaces a format-8 property with raw bytes.
     public func setProperty(_ window: Window, _ name: String, type: Atom, _ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { buffer in
-            _ = XChangeProperty(handle, window, atom(name), type, 8, PropModeReplace, buffer.baseAddress,
-                                Int32(buffer.count))
+            _ = XChangeProperty(
+                handle, window, atom(name), type, 8, PropModeReplace, buffer.baseAddress,
+                Int32(buffer.count))
         }
+    }
+
+    /// Replaces a format-32 CARDINAL property (such as `_NET_WM_PID`).
+    public func setCardinals(_ window: Window, _ name: String, _ values: [UInt]) {
+        values.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UInt8.self) { bytes in
+                _ = XChangeProperty(
+                    handle, window, atom(name), Atom(XA_CARDINAL), 32, PropModeReplace,
+                    bytes.baseAddress, Int32(values.count))
+            }
+        }
+        XSync(handle, 0)
     }
 
     /// Destroys a window this connection created.

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// One test's world: its own X server (and window manager), the backend under test connected to
@@ -13,16 +13,20 @@ final class Harness {
 
     /// Starts a server (with openbox when asked) and the backend on it. Returns nil, after
     /// printing why, when a needed program is missing outside CI.
-    static func make(openbox: Bool, programs: [String], rules: KeyboardRules = .builtIn, startBackend: Bool = true) throws
-        -> Harness?
-    {
-        let needed = ["Xvfb", "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs
+    static func make(
+        openbox: Bool, programs: [String], rules: KeyboardRules = .builtIn, startBackend: Bool = true,
+        server: X11Session.Server = .xvfb, width: Int = 1280, height: Int = 800,
+        setUp: (X11Session) throws -> Void = { _ in }
+    ) throws -> Harness? {
+        let serverProgram = server == .xvfb ? "Xvfb" : "Xorg"
+        let needed = [serverProgram, "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs
         let missing = try Programs.missing(needed)
         if !missing.isEmpty {
             print("skipped: missing \(missing.joined(separator: ", "))")
             return nil
         }
-        let session = try X11Session()
+        let session = try X11Session(width: width, height: height, server: server)
+        try setUp(session)
         if openbox { try session.startWindowManager() }
         let harness = Harness(session: session, rules: rules)
         if startBackend { try harness.backend.start(sink: harness.sink) }
@@ -50,8 +54,9 @@ final class Harness {
             Issue.record("xwininfo found no window \(update.keyboard.id)", sourceLocation: sourceLocation)
             return
         }
-        #expect(update.endFrame == Rect(x: info.x, y: info.y, width: info.width, height: info.height),
-                "\(update.event) frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
+        #expect(
+            update.endFrame == Rect(x: info.x, y: info.y, width: info.width, height: info.height),
+            "\(update.event) frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
     }
 
     /// The single keyboard seen so far (every update names the same one).

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// matchbox-keyboard, the plain Xlib keyboard: no WM_CLASS, title `Keyboard`, never takes input.

@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// onboard (python3/GTK3) under openbox, each test on its own X server and session bus.
@@ -9,9 +9,10 @@ import X11Adapter
 struct OnboardTests {
     static let programs = ["onboard", "dbus-run-session", "dbus-send", "gsettings"]
     static let floating: [Onboard.Setting] = Onboard.quiet + [("org.onboard.window", "docking-enabled", "false")]
-    static let dockedBottom: [Onboard.Setting] = Onboard.quiet + [
-        ("org.onboard.window", "docking-enabled", "true"), ("org.onboard.window", "docking-edge", "bottom"),
-    ]
+    static let dockedBottom: [Onboard.Setting] =
+        Onboard.quiet + [
+            ("org.onboard.window", "docking-enabled", "true"), ("org.onboard.window", "docking-edge", "bottom"),
+        ]
 
     @Test("floating: started, hidden and shown again over D-Bus")
     func floatingShowHide() throws {
@@ -46,12 +47,16 @@ struct OnboardTests {
         let onboard = try Onboard(on: h.session, settings: Self.dockedBottom)
         defer { onboard.stop() }
 
-        var shown = try h.sink.waitForEvents([.willShow, .didShow], since: 0, "docked onboard to slide in", timeout: 20)
+        var shown = try h.sink.waitForEvents(
+            [.willShow, .didShow], since: 0, "docked onboard to slide in", timeout: 20)
         #expect(events(shown) == [.willShow, .didShow], "\(describe(shown))")
         let didShow = try #require(shown.last)
         #expect(didShow.isDocked && didShow.dockedEdge == .bottom)
-        #expect(didShow.endFrame == Rect(x: 0, y: h.session.height - didShow.endFrame.height, width: h.session.width,
-                                         height: didShow.endFrame.height))
+        #expect(
+            didShow.endFrame
+                == Rect(
+                    x: 0, y: h.session.height - didShow.endFrame.height, width: h.session.width,
+                    height: didShow.endFrame.height))
         // At start-up onboard maps the window below the screen and jumps into place at once; the
         // slide is only played on Show and Hide.
         #expect(didShow.beginFrame.y >= h.session.height, "it starts below the screen: \(didShow.beginFrame)")
@@ -101,7 +106,9 @@ struct OnboardTests {
         mark = h.sink.mark
         try onboard.set("org.onboard.window", "docking-enabled", "false")
         toggled = try h.sink.waitForEvents([.willShow, .didShow], since: mark, "onboard floating again")
-        #expect(events(toggled).filter { $0 == .willShow || $0 == .didShow } == [.willShow, .didShow], "\(describe(toggled))")
+        #expect(
+            events(toggled).filter { $0 == .willShow || $0 == .didShow } == [.willShow, .didShow],
+            "\(describe(toggled))")
         #expect(events(toggled).first == .willHide && toggled.first?.keyboard == docked.keyboard)
         let again = try #require(toggled.last)
         #expect(!again.isDocked)

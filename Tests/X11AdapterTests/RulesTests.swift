@@ -1,7 +1,8 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
+
 @testable import X11Adapter
 
 /// Keyboard rules, struts and docking: pure logic, no server.
@@ -10,8 +11,9 @@ struct RulesTests {
     @Test("built-in rules recognise each keyboard as the field study saw it, and nothing else")
     func builtIn() {
         let rules = KeyboardRules.builtIn
-        let onboard = X11WindowDescription(instance: "onboard", windowClass: "Onboard", title: "Onboard",
-                                           windowTypes: ["_NET_WM_WINDOW_TYPE_NORMAL"], acceptsInput: false, onscreenKeyboard: 1)
+        let onboard = X11WindowDescription(
+            instance: "onboard", windowClass: "Onboard", title: "Onboard",
+            windowTypes: ["_NET_WM_WINDOW_TYPE_NORMAL"], acceptsInput: false, onscreenKeyboard: 1)
         #expect(rules.match(onboard)?.name == "onboard")
         var palette = onboard
         palette.overrideRedirect = true
@@ -22,8 +24,13 @@ struct RulesTests {
         #expect(rules.match(leader) == nil)
         let matchbox = X11WindowDescription(title: "Keyboard", acceptsInput: false)
         #expect(rules.match(matchbox)?.name == "matchbox-keyboard")
-        #expect(rules.match(X11WindowDescription(instance: "x", windowClass: "Y", title: "Keyboard", acceptsInput: false)) == nil)
-        #expect(rules.match(X11WindowDescription(instance: "xvkbd", windowClass: "XVkbd", title: "xvkbd - Virtual Keyboard"))?.name == "xvkbd")
+        #expect(
+            rules.match(X11WindowDescription(instance: "x", windowClass: "Y", title: "Keyboard", acceptsInput: false))
+                == nil)
+        #expect(
+            rules.match(
+                X11WindowDescription(instance: "xvkbd", windowClass: "XVkbd", title: "xvkbd - Virtual Keyboard"))?.name
+                == "xvkbd")
         let caribou = X11WindowDescription(instance: "antler-keyboard", windowClass: "Main.py", overrideRedirect: true)
         #expect(rules.match(caribou)?.name == "caribou")
         var caribouToplevel = caribou
@@ -39,17 +46,21 @@ struct RulesTests {
         let environment = ["XDG_CONFIG_HOME": home]
         let url = KeyboardRules.configFileURL(environment: environment)
         #expect(url.path == home + "/keyboard-adapter/rules.json")
-        #expect(KeyboardRules.configFileURL(environment: ["HOME": "/h"]).path == "/h/.config/keyboard-adapter/rules.json")
+        #expect(
+            KeyboardRules.configFileURL(environment: ["HOME": "/h"]).path == "/h/.config/keyboard-adapter/rules.json")
         #expect(KeyboardRules.load(environment: environment).rules == .builtIn)
 
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try #"{ "rules": [ { "name": "florence", "class": "Florence" }, { "name": "panel", "kind": "inputMethodPanel", "windowType": "POPUP_MENU", "overrideRedirect": true } ] }"#
+        try
+            #"{ "rules": [ { "name": "florence", "class": "Florence" }, { "name": "panel", "kind": "inputMethodPanel", "windowType": "POPUP_MENU", "overrideRedirect": true } ] }"#
             .write(to: url, atomically: true, encoding: .utf8)
         let loaded = KeyboardRules.load(environment: environment)
         #expect(loaded.problem == nil)
         #expect(loaded.rules.rules.count == KeyboardRules.builtIn.rules.count + 2)
-        #expect(loaded.rules.match(X11WindowDescription(instance: "florence", windowClass: "Florence"))?.name == "florence")
-        let panel = loaded.rules.match(X11WindowDescription(windowTypes: ["_NET_WM_WINDOW_TYPE_POPUP_MENU"], overrideRedirect: true))
+        #expect(
+            loaded.rules.match(X11WindowDescription(instance: "florence", windowClass: "Florence"))?.name == "florence")
+        let panel = loaded.rules.match(
+            X11WindowDescription(windowTypes: ["_NET_WM_WINDOW_TYPE_POPUP_MENU"], overrideRedirect: true))
         #expect(panel?.name == "panel" && panel?.kind == .inputMethodPanel)
         let backend = X11Backend(displayName: ":none", environment: environment)
         #expect(backend.rules.rules.first?.name == "florence" && backend.rulesProblem == nil)
@@ -68,18 +79,25 @@ struct RulesTests {
     @Test("struts are validated against the screen; matchbox-keyboard's 64-bit garbage is no strut")
     func struts() {
         // onboard docked at the bottom of 1280x800, as the field study recorded it.
-        #expect(Strut(partial: [0, 0, 0, 205, 0, 0, 0, 0, 0, 0, 0, 1279], plain: [0, 0, 0, 205], width: 1280, height: 800)
+        #expect(
+            Strut(partial: [0, 0, 0, 205, 0, 0, 0, 0, 0, 0, 0, 1279], plain: [0, 0, 0, 205], width: 1280, height: 800)
                 == Strut(edge: .bottom, size: 205))
-        #expect(Strut(partial: [0, 0, 205, 0, 0, 0, 0, 0, 0, 1279, 0, 0], plain: nil, width: 1280, height: 800)
+        #expect(
+            Strut(partial: [0, 0, 205, 0, 0, 0, 0, 0, 0, 1279, 0, 0], plain: nil, width: 1280, height: 800)
                 == Strut(edge: .top, size: 205))
-        #expect(Strut(partial: nil, plain: [0, 0, 0, 205], width: 1280, height: 800) == Strut(edge: .bottom, size: 205))
+        #expect(
+            Strut(partial: nil, plain: [0, 0, 0, 205], width: 1280, height: 800) == Strut(edge: .bottom, size: 205))
         // matchbox-keyboard under openbox: an int[12] read back as long[12].
-        #expect(Strut(partial: [0, 480, 0, 0, 0, 0, 10, 3_580_663_808, 0, 3_384_089_664, 0, 0], plain: nil,
-                      width: 1280, height: 800) == nil)
+        #expect(
+            Strut(
+                partial: [0, 480, 0, 0, 0, 0, 10, 3_580_663_808, 0, 3_384_089_664, 0, 0], plain: nil,
+                width: 1280, height: 800) == nil)
         #expect(Strut(partial: [0, 0, 0, 900, 0, 0, 0, 0, 0, 0, 0, 1279], plain: nil, width: 1280, height: 800) == nil)
-        #expect(Strut(partial: [0, 0, 0, 205, 0, 0, 0, 0, 0, 0, 1279, 0], plain: nil, width: 1280, height: 800) == nil,
-                "end before start")
-        #expect(Strut(partial: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], plain: [0, 0, 0, 0], width: 1280, height: 800) == nil)
+        #expect(
+            Strut(partial: [0, 0, 0, 205, 0, 0, 0, 0, 0, 0, 1279, 0], plain: nil, width: 1280, height: 800) == nil,
+            "end before start")
+        #expect(
+            Strut(partial: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], plain: [0, 0, 0, 0], width: 1280, height: 800) == nil)
         #expect(Strut(partial: [1, 2, 3], plain: nil, width: 1280, height: 800) == nil)
     }
 
@@ -87,17 +105,29 @@ struct RulesTests {
     func docking() {
         let screen = Rect(x: 0, y: 0, width: 1280, height: 800)
         let bottom = Rect(x: 0, y: 595, width: 1280, height: 205)
-        #expect(DockingVerdict.judge(isDockType: false, strut: nil, frame: bottom, output: screen)
+        #expect(
+            DockingVerdict.judge(isDockType: false, strut: nil, frame: bottom, output: screen)
                 == DockingVerdict(isDocked: true, edge: .bottom))
-        #expect(DockingVerdict.judge(isDockType: false, strut: nil, frame: Rect(x: 0, y: 0, width: 1278, height: 320), output: screen)
+        #expect(
+            DockingVerdict.judge(
+                isDockType: false, strut: nil, frame: Rect(x: 0, y: 0, width: 1278, height: 320), output: screen)
                 == DockingVerdict(isDocked: false, edge: nil), "matchbox under openbox: framed, not spanning")
-        #expect(DockingVerdict.judge(isDockType: true, strut: nil, frame: Rect(x: 0, y: 810, width: 1280, height: 205), output: screen)
+        #expect(
+            DockingVerdict.judge(
+                isDockType: true, strut: nil, frame: Rect(x: 0, y: 810, width: 1280, height: 205), output: screen)
                 == DockingVerdict(isDocked: true, edge: .bottom), "sliding in below the screen")
-        #expect(DockingVerdict.judge(isDockType: true, strut: nil, frame: Rect(x: 290, y: 595, width: 700, height: 205), output: screen)
+        #expect(
+            DockingVerdict.judge(
+                isDockType: true, strut: nil, frame: Rect(x: 290, y: 595, width: 700, height: 205), output: screen)
                 == DockingVerdict(isDocked: true, edge: .bottom), "DOCK, not expanded")
-        #expect(DockingVerdict.judge(isDockType: false, strut: Strut(edge: .top, size: 205), frame: Rect(x: 0, y: 0, width: 1280, height: 205), output: screen)
+        #expect(
+            DockingVerdict.judge(
+                isDockType: false, strut: Strut(edge: .top, size: 205),
+                frame: Rect(x: 0, y: 0, width: 1280, height: 205), output: screen)
                 == DockingVerdict(isDocked: true, edge: .top))
-        #expect(DockingVerdict.judge(isDockType: false, strut: nil, frame: Rect(x: 100, y: 50, width: 700, height: 205), output: screen)
+        #expect(
+            DockingVerdict.judge(
+                isDockType: false, strut: nil, frame: Rect(x: 100, y: 50, width: 700, height: 205), output: screen)
                 == DockingVerdict(isDocked: false, edge: nil))
     }
 }

@@ -72,8 +72,10 @@ final class TrackingSink: ObservationSink {
     /// Waits until the updates after `mark` satisfy `condition`, then a little longer (so that
     /// anything extra would show up), and returns them.
     @discardableResult
-    func waitForUpdates(_ what: String, since mark: Int, timeout: Double = 10, quiet: Double = 0.3,
-                        _ condition: ([KeyboardUpdate]) -> Bool) throws -> [KeyboardUpdate] {
+    func waitForUpdates(
+        _ what: String, since mark: Int, timeout: Double = 10, quiet: Double = 0.3,
+        _ condition: ([KeyboardUpdate]) -> Bool
+    ) throws -> [KeyboardUpdate] {
         do {
             try Wait.require(what, timeout: timeout) { condition(updates(since: mark)) }
         } catch {

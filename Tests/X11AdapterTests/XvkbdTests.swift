@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardAdapterCore
-import Testing
 import TestSupport
+import Testing
 import X11Adapter
 
 /// xvkbd, the Xt/Xaw keyboard: class `XVkbd`, a 1-pixel border, no show/hide of its own.
@@ -54,14 +54,16 @@ struct XvkbdTests {
         try h.session.xdotool("windowminimize", hex)
         let hidden = try h.sink.waitForEvents([.willHide, .didHide], since: mark, "the minimize")
         Thread.sleep(forTimeInterval: 0.5)
-        #expect(events(h.sink.updates(since: mark)) == [.willHide, .didHide], "\(describe(h.sink.updates(since: mark)))")
+        #expect(
+            events(h.sink.updates(since: mark)) == [.willHide, .didHide], "\(describe(h.sink.updates(since: mark)))")
         #expect(hidden.first?.beginFrame == placed)
 
         mark = h.sink.mark
         try h.session.xdotool("windowactivate", hex)
         shown = try h.sink.waitForEvents([.willShow, .didShow], since: mark, "the restore")
         Thread.sleep(forTimeInterval: 0.5)
-        #expect(events(h.sink.updates(since: mark)) == [.willShow, .didShow], "\(describe(h.sink.updates(since: mark)))")
+        #expect(
+            events(h.sink.updates(since: mark)) == [.willShow, .didShow], "\(describe(h.sink.updates(since: mark)))")
         #expect(shown.last?.endFrame == placed)
         try h.expectFrameMatchesServer(try #require(shown.last))
 

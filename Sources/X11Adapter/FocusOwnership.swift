@@ -1,0 +1,55 @@
+import CX11
+import KeyboardAdapterCore
+
+/// Judges whether a keyboard came up for this app. No keyboard links its window to the app it
+/// types into, but keyboards leave the focus where it was, so the focused top-level at show time
+/// tells: the window manager's `_NET_ACTIVE_WINDOW`, else the X input focus. When the keyboard
+/// itself took the focus, the window focused just before counts.
+///
+/// The active window is read once at start and then only when the root's property changes.
+struct FocusOwnership {
+    /// The active window now, and the one before it.
+    private(set) var active: Window = 0
+    private(set) var previous: Window = 0
+
+    /// Reads `_NET_ACTIVE_WINDOW` (at start and on its PropertyNotify).
+    mutating func activeWindowChanged(_ display: XDisplay) {
+        let now = Window(display.values(display.root, "_NET_ACTIVE_WINDOW")?.first ?? 0)
+        guard now != active else { return }
+        previous = active
+        active = now
+    }
+
+    /// Whether the focus belongs to `app` as `keyboard` (inside `keyboardFrame`, if framed)
+    /// shows; nil when no app identity is set. `topLevel` and `clientOf` map a window to its
+    /// root-level ancestor and a frame to its client.
+    func isLocal(
+        keyboard: Window, keyboardFrame: Window?, app: AppIdentity, display: XDisplay,
+        topLevel: (Window) -> Window?, clientOf: (Window) -> Window?
+    ) -> Bool? {
+        guard !app.processIDs.isEmpty || !app.windowIDs.isEmpty else { return nil }
+        let keyboardWindows = Set([keyboard] + (keyboardFrame.map { [$0] } ?? []))
+        var focus = active != 0 ? active : (display.inputFocus() ?? 0)
+        if keyboardWindows.contains(focus) || keyboardWindows.contains(topLevel(focus) ?? 0) {
+            focus = previous
+        }
+        // 0 is None, 1 is PointerRoot: nothing in particular has the focus.
+        guard focus > 1, focus != display.root else { return false }
+        var candidates = [focus]
+        if let top = topLevel(focus) {
+            candidates.append(top)
+            if let client = clientOf(top) { candidates.append(client) }
+        }
+        let windowIDs = Set(app.windowIDs)
+        if candidates.contains(where: { windowIDs.contains(UInt64($0)) }) { return true }
+        let processIDs = Set(app.processIDs)
+        for candidate in Set(candidates) {
+            if let pid = display.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid),
+                processIDs.contains(pid)
+            {
+                return true
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import KeyboardAdapterCore
+import TestSupport
+import Testing
+import X11Adapter
+
+/// `isLocal`: the keyboard came up while one of the app's windows (by id or `_NET_WM_PID`) had
+/// the focus.
+@Suite("X11 ownership")
+struct OwnershipTests {
+    @Test("under openbox: the app's window focused gives isLocal true, another app's window false")
+    func focusedWindowDecides() throws {
+        guard let h = try Harness.make(openbox: true, programs: ["matchbox-keyboard"]) else { return }
+        let apps = try XTestClient.connect(h.session.display)
+        let mine = apps.createWindow(
+            x: 100, y: 100, width: 300, height: 200, classBytes: Array("app\0App\0".utf8),
+            titleBytes: Array("this app".utf8))
+        apps.setCardinals(mine, "_NET_WM_PID", [UInt(getpid())])
+        let theirs = apps.createWindow(
+            x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
+            titleBytes: Array("another app".utf8))
+        apps.setCardinals(theirs, "_NET_WM_PID", [1])
+        h.backend.setAppIdentity(AppIdentity(processIDs: [getpid()]))
+
+        func activate(_ window: UInt) throws {
+            try h.session.xdotool("windowactivate", "0x" + String(window, radix: 16))
+            try Wait.require("window \(window) to be active", timeout: 5) {
+                apps.rootCardinals("_NET_ACTIVE_WINDOW")?.first == window
+            }
+        }
+
+        try h.session.start("matchbox-keyboard", ["-d"])
+        let control = try XTestClient.connect(h.session.display)
+        try activate(mine)
+        try Wait.require("matchbox-keyboard -d to show on command", timeout: 15) {
+            control.sendMatchboxCommand(1)
+            return Wait.until(timeout: 0.5) { h.sink.updates.contains { $0.event == .didShow } }
+        }
+        var shown = try h.sink.waitForEvents([.willShow, .didShow], since: 0, "the show for this app")
+        #expect(shown.map(\.isLocal) == [true, true], "\(shown.map(\.isLocal))")
+        #expect(apps.rootCardinals("_NET_ACTIVE_WINDOW")?.first == mine, "the keyboard left the focus where it was")
+
+        var mark = h.sink.mark
+        control.sendMatchboxCommand(2)
+        try h.sink.waitForEvents([.willHide, .didHide], since: mark, "the hide")
+        try activate(theirs)
+        mark = h.sink.mark
+        control.sendMatchboxCommand(1)
+        shown = try h.sink.waitForEvents([.willShow, .didShow], since: mark, "the show for another app")
+        #expect(shown.map(\.isLocal) == [false, false], "\(shown.map(\.isLocal))")
+
+        // The app named by its window instead of its process.
+        h.backend.setAppIdentity(AppIdentity(windowIDs: [UInt64(theirs)]))
+        mark = h.sink.mark
+        control.sendMatchboxCommand(2)
+        try h.sink.waitForEvents([.willHide, .didHide], since: mark, "the second hide")
+        mark = h.sink.mark
+        control.sendMatchboxCommand(1)
+        shown = try h.sink.waitForEvents([.willShow, .didShow], since: mark, "the show with the app named by window")
+        #expect(shown.map(\.isLocal) == [true, true], "\(shown.map(\.isLocal))")
+    }
+}

@@ -46,6 +46,11 @@ let package = Package(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
 
+        // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
+        .executableTarget(
+            name: "kbwatchbench", dependencies: ["KeyboardAdapterCore", "TestSupport"],
+            path: "Benchmarks/kbwatchbench"),
+
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
 

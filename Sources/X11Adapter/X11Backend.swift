@@ -215,8 +215,9 @@ private final class EventLoop {
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            // Round trips pull events into Xlib's queue without the socket showing them to
-            // poll(): drain first, block only when the queue is empty.
+            // Round trips (and flushing, which reads while it writes) pull events into Xlib's
+            // queue without the socket showing them to poll(): drain first, and block only when
+            // the last Xlib call before poll() was an XPending that found nothing.
             var batch = 0
             while display.pendingEvents() > 0 {
                 var event = display.nextEvent()
@@ -230,8 +231,10 @@ private final class EventLoop {
                 }
             }
             if display.isBroken { return fail() }
+            // Judging ownership at a show may make round trips: look at the queue once more.
             tracker.flushObservations()
-            display.flush()
+            if display.pendingEvents() > 0 { continue }
+            if display.isBroken { return fail() }
             fds[0].revents = 0
             fds[1].revents = 0
             let ready = poll(&fds, 2, -1)

@@ -155,7 +155,8 @@ final class XDisplay {
         XSelectInput(handle, window, mask)
     }
 
-    /// Number of events already read into Xlib's queue (reads the socket without blocking).
+    /// Sends buffered requests, reads what the socket has without blocking, and returns the
+    /// number of events in Xlib's queue.
     func pendingEvents() -> Int32 { isBroken ? 0 : XPending(handle) }
 
     /// The next queued event; call only after `pendingEvents()` said there is one.

@@ -48,10 +48,12 @@ final class DemoApp {
             let inset = bar.inset(at: now)
             if needsRender || inset != drawnInset { render(inset: inset) }
             if !bar.isMoving(at: now) { reportSettled() }
-            XFlush(window.display)
+            // Round trips, and flushing (which reads while it writes), pull events into Xlib's
+            // queue where poll() never sees them: the last Xlib call before blocking is an
+            // XPending (it flushes too) that found nothing.
+            let pending = XPending(window.display)
             if XConnectionBroken.flag { return lostServer() }
-            // Round trips can leave events in Xlib's queue that poll() would never see.
-            if XQLength(window.display) > 0 { continue }
+            if pending > 0 { continue }
             // Idle: sleep until something happens. Moving: wake for the next frame (60 Hz).
             let timeout: Int32 = bar.isMoving(at: now) ? 16 : -1
             for i in fds.indices { fds[i].revents = 0 }

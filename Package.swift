@@ -32,8 +32,13 @@ let package = Package(
             name: "CXkbCommon", path: "Sources/CXkbCommon", pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]),
 
+        // XKB layouts on an Xlib connection, through libxkbcommon-x11.
+        .target(
+            name: "CXkbX11",
+            linkerSettings: [.linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon"), .linkedLibrary("X11-xcb")]),
+
         // Display-server backends, one plugin each.
-        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr"]),
+        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11"]),
         .target(
             name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
 

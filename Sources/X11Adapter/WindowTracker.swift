@@ -63,6 +63,12 @@ final class WindowTracker {
     private var screen: Rect
     /// The monitors a keyboard can be on.
     private var monitors: MonitorLayout
+    /// The active input layout, carried on every shown keyboard's observation; nil without XKB.
+    private var layouts: XkbLayout?
+    /// An XKB event or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
+    /// (`setxkbmap` changes the keymap and then the rules names; reading at the first of the two
+    /// would pair the new layout's name with the old one's code.)
+    private var layoutPending = false
 
     /// Events asked for on every followed window: its own geometry and mapping, and its properties.
     private static let windowMask = StructureNotifyMask | PropertyChangeMask
@@ -99,6 +105,7 @@ final class WindowTracker {
         ownership.activeWindowChanged(display)
         display.selectMonitorChanges()
         monitors = MonitorLayout(monitors: display.monitors(), screen: screen)
+        layouts = XkbLayout(display: display)
         guard let topLevels = display.tree(of: display.root)?.children else { return }
         let wmState = display.atom("WM_STATE")
         for topLevel in topLevels {
@@ -140,6 +147,10 @@ final class WindowTracker {
     func handle(_ event: inout XEvent) {
         if display.isMonitorChange(&event) {
             monitorsChanged()
+            return
+        }
+        if let layouts, layouts.isLayoutEvent(event) {
+            layoutPending = true
             return
         }
         switch event.type {
@@ -339,6 +350,13 @@ final class WindowTracker {
         for window in delivered.keys.sorted() { evaluate(window) }
     }
 
+    /// A layout switch or a new keymap: the keyboards already shown are observed again with the
+    /// new layout (the tracker reports it as a layout change, not as a frame change).
+    private func layoutChanged() {
+        guard let layouts, layouts.refresh(display) else { return }
+        for window in delivered.keys.sorted() { evaluate(window) }
+    }
+
     // MARK: Properties
 
     /// Reads what decides whether the window is a keyboard, once per window.
@@ -412,6 +430,7 @@ final class WindowTracker {
     private func propertyChanged(_ window: Window, _ atom: Atom) {
         if window == display.root {
             if atom == display.atom("_NET_ACTIVE_WINDOW") { ownership.activeWindowChanged(display) }
+            if atom == display.atom("_XKB_RULES_NAMES") { layoutPending = true }
             return
         }
         // Only what is already known is kept up to date: the rest is read when it first matters.
@@ -468,6 +487,10 @@ final class WindowTracker {
     /// Delivers what changed since the last call: every hide first, then every show or move, so
     /// that a keyboard replacing another (onboard recreating its window) never overlaps it.
     func flushObservations() {
+        if layoutPending {
+            layoutPending = false
+            layoutChanged()
+        }
         var hides = gone
         var shows: [Observation] = []
         gone.removeAll()
@@ -529,6 +552,7 @@ final class WindowTracker {
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge
             observation.isLocal = windows[window]?.isLocal
+            observation.layout = layouts?.current
         }
         if let last = delivered[window] {
             var comparable = last

@@ -21,7 +21,8 @@ public final class X11Backend: KeyboardBackend {
     /// Frames, floating and docked keyboards, the output, and whether a keyboard came up for
     /// this app (judged by the focused window when it shows).
     public let capabilities: BackendCapabilities = [
-        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .hidesKeyboards,
+        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .reportsLayout,
+        .hidesKeyboards,
     ]
     /// The display this backend connects to; nil means `$DISPLAY`.
     public let displayName: String?

@@ -1,4 +1,5 @@
 import CX11
+import CXkbX11
 import CXrandr
 import Glibc
 import KeyboardAdapterCore
@@ -367,5 +368,27 @@ final class XDisplay {
         defer { if let children { XFree(children) } }
         let list = children.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
         return (parent, list)
+    }
+}
+
+// MARK: Keyboard layouts (XKB, read through libxkbcommon-x11 on this same connection)
+
+extension XDisplay {
+    /// Asks for XKB's new-keyboard, keymap and group events; returns the core keyboard's device id
+    /// and XKB's event code, or nil when the server has no usable XKB.
+    func selectKeyboardLayoutChanges() -> (device: Int32, eventCode: Int32)? {
+        var eventCode: Int32 = 0
+        let device = ka_xkb_setup(handle, &eventCode)
+        return device >= 0 && !isBroken ? (device, eventCode) : nil
+    }
+
+    /// The core keyboard's keymap (an `xkb_keymap`, owned by the caller), or nil.
+    func keyboardKeymap(context: OpaquePointer, device: Int32) -> OpaquePointer? {
+        isBroken ? nil : ka_xkb_keymap(context, handle, device)
+    }
+
+    /// The core keyboard's current state (an `xkb_state`, owned by the caller), or nil.
+    func keyboardState(keymap: OpaquePointer, device: Int32) -> OpaquePointer? {
+        isBroken ? nil : ka_xkb_state(keymap, handle, device)
     }
 }

@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
         .executable(name: "kbwatch", targets: ["kbwatch"]),
+        .executable(name: "kbdemo", targets: ["kbdemo"]),
+        .executable(name: "kbshot", targets: ["kbshot"]),
         .executable(name: "x11bench", targets: ["x11bench"]),
     ],
     targets: [
@@ -44,6 +46,11 @@ let package = Package(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
 
+        // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
+        .executableTarget(
+            name: "kbwatchbench", dependencies: ["KeyboardAdapterCore", "TestSupport"],
+            path: "Benchmarks/kbwatchbench"),
+
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
 
@@ -52,6 +59,20 @@ let package = Package(
         .testTarget(name: "RepositoryTests"),
         .testTarget(
             name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
+
+        // The example app: an input bar kept above the real on-screen keyboard, drawn with Xlib + Xft.
+        .systemLibrary(
+            name: "CXft", path: "Sources/CXft", pkgConfig: "xft",
+            providers: [.apt(["libx11-dev", "libxft-dev"])]),
+        .executableTarget(name: "kbdemo", dependencies: ["KeyboardAdapter", "CXft"], path: "Examples/kbdemo"),
+
+        // Screen captures as PNG files (XGetImage + zlib), for the demo's screenshots and its pixel test.
+        .systemLibrary(
+            name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
+        .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
+        .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
         .testTarget(name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 
         // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.

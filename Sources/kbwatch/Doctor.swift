@@ -22,7 +22,11 @@ enum Doctor {
             let availability = backend.availability()
             lines.append("  \(registration.name): \(label(availability))")
             if availability.isAvailable {
-                lines += backend.diagnose().map { "    " + TerminalText.escape($0) }
+                // Backends may name themselves at the start of each line; the heading already does.
+                let prefix = registration.name + ": "
+                lines += backend.diagnose().map { line in
+                    "    " + TerminalText.escape(line.hasPrefix(prefix) ? String(line.dropFirst(prefix.count)) : line)
+                }
             } else {
                 lines.append("    " + TerminalText.escape(availability.explanation))
             }

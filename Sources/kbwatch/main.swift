@@ -86,9 +86,9 @@ case .format(let template): FormatWriter(template: template)
 }
 
 let manager = KeyboardManager(backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000))
-if !options.processIDs.isEmpty || !options.windowIDs.isEmpty {
-    manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs))
-}
+// kbwatch has no windows of its own: without --pid or --window there is no app to judge
+// ownership against, so `local` stays unknown rather than always false.
+manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs))
 
 // Closures run on the main queue, which dispatchMain() below drains: events, layout changes and
 // the end of the backend are handled in the order they happened.

@@ -1,0 +1,163 @@
+import Foundation
+import KeyboardAdapter
+import ScreenCapture
+import TestSupport
+import Testing
+
+@testable import kbdemo
+
+/// One pixel test's world: a private Xvfb with openbox, the kbdemo binary on it, and a screen
+/// grabber. Everything it starts is ended by pid when the world is released, also on failure.
+///
+/// Openbox is configured so that both keyboards look as on-screen keyboards do on a desktop:
+/// undecorated, borderless, above normal windows and never focused. Then the keyboard's client
+/// window (what `xwininfo -id` reports, the ground truth) is exactly what covers the app.
+final class DemoWorld {
+    let session: X11Session
+    let demo: ChildProcess
+    let grabber: ScreenGrabber
+    /// The app's top-level window.
+    let window: UInt
+
+    static let openboxConfig = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <openbox_config xmlns="http://openbox.org/3.4/rc">
+          <theme><keepBorder>no</keepBorder></theme>
+          <applications>
+            <application class="XVkbd"><decor>no</decor><layer>above</layer><focus>no</focus></application>
+            <application title="Keyboard"><decor>no</decor><layer>above</layer><focus>no</focus></application>
+          </applications>
+        </openbox_config>
+        """
+
+    /// Starts the world, or returns nil after saying why when a program is missing outside CI.
+    static func make(keyboard: String) throws -> DemoWorld? {
+        let missing = try Programs.missing(["Xvfb", "openbox", "xdotool", "xwininfo", keyboard])
+        if !missing.isEmpty {
+            print("skipped: missing \(missing.joined(separator: ", "))")
+            return nil
+        }
+        return try DemoWorld()
+    }
+
+    private init() throws {
+        session = try X11Session(width: 1280, height: 800)
+        let configDirectory = session.directory + "/config/openbox"
+        try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
+        try Self.openboxConfig.write(toFile: configDirectory + "/rc.xml", atomically: true, encoding: .utf8)
+        try session.startWindowManager()
+        grabber = try ScreenGrabber(displayName: session.display)
+        let demo = try session.start(Self.binary, ["--backend", "x11", "--position", "240,40"])
+        self.demo = demo
+        var id: UInt?
+        try Wait.require("kbdemo to create its window", timeout: 15) {
+            id =
+                demo.log.split(separator: "\n").lazy.compactMap { line -> UInt? in
+                    guard line.hasPrefix("kbdemo: window 0x") else { return nil }
+                    return UInt(line.dropFirst("kbdemo: window 0x".count), radix: 16)
+                }.first
+            return id != nil || !demo.isRunning
+        }
+        guard let id, demo.isRunning else { throw TestFailure("kbdemo did not start: \(demo.log)") }
+        window = id
+    }
+
+    deinit {
+        print("kbdemo on \(session.display) said:\n\(demo.log)")
+        grabber.close()
+        session.stop()
+    }
+
+    /// The kbdemo binary SwiftPM built next to the test bundle.
+    static var binary: String {
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("kbdemo").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        return "kbdemo"
+    }
+
+    /// A window's frame as `xwininfo -id` reports it; throws when it is gone.
+    func frame(of id: UInt) throws -> Rect {
+        guard let info = try session.xwininfo(id) else {
+            throw TestFailure("xwininfo found no window 0x\(String(id, radix: 16))")
+        }
+        return Rect(x: info.x, y: info.y, width: info.width, height: info.height)
+    }
+
+    /// The first visible window matching an `xdotool search` query, waited for.
+    func findWindow(_ query: [String], what: String) throws -> UInt {
+        var found: UInt?
+        let appeared = Wait.until(timeout: 15, interval: 0.1) {
+            // xdotool exits with 1 while nothing matches.
+            let output = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible"] + query,
+                environment: session.environment, timeout: 10)
+            found = output?.output.split(separator: "\n").compactMap { UInt($0) }.first
+            return found != nil
+        }
+        guard appeared, let found else { throw TestFailure("timed out after 15 s waiting for \(what)") }
+        return found
+    }
+
+    /// How long the bar may take to reach its place: generous, for a loaded CI machine running
+    /// other server tests side by side.
+    static let settleDeadline = 15.0
+
+    /// Waits until the capture shows the bar where it belongs for the app window and the keyboard
+    /// (nil: hidden), both read from `xwininfo` at each try; records the problems and saves the
+    /// last capture as a PNG file when it never does.
+    func expectBar(keyboard: UInt?, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        var last: (image: RGBImage, problems: [String], window: Rect, keyboard: Rect?)?
+        let settled = Wait.until(timeout: Self.settleDeadline, interval: 0.1) {
+            guard let windowFrame = try? frame(of: window) else { return false }
+            let keyboardFrame = keyboard.flatMap { try? frame(of: $0) }
+            guard keyboard == nil || keyboardFrame != nil, let image = try? grabber.capture() else { return false }
+            let problems = BarInspection.problems(
+                in: image, window: windowFrame, keyboard: keyboardFrame,
+                color: Palette.bar, height: BarMetrics.height,
+                margin: BarMetrics.fieldMargin)
+            last = (image, problems, windowFrame, keyboardFrame)
+            return problems.isEmpty
+        }
+        guard !settled else {
+            print(
+                "\(step): bar verified for window \(last!.window), keyboard \(last!.keyboard.map { "\($0)" } ?? "hidden")"
+            )
+            return
+        }
+        let path = session.directory + "/failed-" + step.replacingOccurrences(of: " ", with: "-") + ".png"
+        if let image = last?.image { try? PNGEncoder.write(image, to: path) }
+        Issue.record(
+            """
+            \(step): the bar is not where it belongs after \(Self.settleDeadline) s (window \(last.map { "\($0.window)" } ?? "?"), \
+            keyboard \(last?.keyboard.map { "\($0)" } ?? "hidden")): \(last?.problems ?? ["no capture"]); capture: \(path)
+            """, sourceLocation: sourceLocation)
+    }
+
+    /// The CPU time (user + system, in clock ticks) kbdemo uses during the next `seconds`.
+    func demoCPUTicks(over seconds: Double) throws -> Int {
+        func ticks() throws -> Int {
+            let stat = try String(contentsOfFile: "/proc/\(demo.pid)/stat", encoding: .utf8)
+            // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+            let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+            guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else {
+                throw TestFailure("unreadable /proc/\(demo.pid)/stat: \(stat)")
+            }
+            return user + system
+        }
+        let before = try ticks()
+        Thread.sleep(forTimeInterval: seconds)
+        return try ticks() - before
+    }
+
+    /// Ends kbdemo with SIGTERM and returns its exit status (nil if it did not exit in time).
+    func quitDemo() -> Int32? {
+        demo.signal(SIGTERM)
+        return demo.waitForExit(timeout: 10)
+    }
+}

@@ -131,7 +131,7 @@ struct RulesTests {
                 == DockingVerdict(isDocked: false, edge: nil))
     }
 
-    @Test("monitors: a frame belongs to the monitor it overlaps most, an off-screen one to the nearest")
+    @Test("monitors: a frame belongs to the monitor it overlaps most, an off-screen one to the monitor it lies along")
     func monitors() {
         let left = Output(name: "LEFT", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
         let right = Output(name: "RIGHT", frame: Rect(x: 1280, y: 0, width: 1920, height: 1080))

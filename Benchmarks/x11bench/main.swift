@@ -236,8 +236,8 @@ func run() throws {
     lines.append("")
     lines.append(
         String(
-            format: "idle: %.3f s CPU over %.0f s (%.3f%%), %d context switches (whole process)",
-            idleCPU, idleSeconds, idleCPU / idleSeconds * 100, idleSwitches))
+            format: "idle: %.1f ms CPU over %.0f s (%.4f%%), %d context switches (whole process)",
+            idleCPU * 1000, idleSeconds, idleCPU / idleSeconds * 100, idleSwitches))
     lines.append("")
     lines.append("storm: \(stormSize) configure requests on the keyboard window (one connection, flushed every 1000)")
     lines.append(

@@ -3,20 +3,25 @@ import KeyboardAdapterCore
 
 /// Judges whether a keyboard came up for this app. No keyboard links its window to the app it
 /// types into, but keyboards leave the focus where it was, so the focused top-level at show time
-/// tells: the window manager's `_NET_ACTIVE_WINDOW`, else the X input focus. When the keyboard
-/// itself took the focus, the window focused just before counts.
+/// tells: the window manager's `_NET_ACTIVE_WINDOW`, else (no window manager keeps it) the X
+/// input focus. When the keyboard itself has taken the focus, or the window manager has just
+/// cleared it while mapping the keyboard, the window active just before counts.
 ///
 /// The active window is read once at start and then only when the root's property changes.
 struct FocusOwnership {
-    /// The active window now, and the one before it.
+    /// The active window now (0: none), and the last other window that was active.
     private(set) var active: Window = 0
     private(set) var previous: Window = 0
+    /// Whether a window manager keeps `_NET_ACTIVE_WINDOW` on the root.
+    private(set) var isKept = false
 
     /// Reads `_NET_ACTIVE_WINDOW` (at start and on its PropertyNotify).
     mutating func activeWindowChanged(_ display: XDisplay) {
-        let now = Window(display.values(display.root, "_NET_ACTIVE_WINDOW")?.first ?? 0)
+        let value = display.values(display.root, "_NET_ACTIVE_WINDOW")
+        isKept = value != nil
+        let now = Window(value?.first ?? 0)
         guard now != active else { return }
-        previous = active
+        if active != 0 { previous = active }
         active = now
     }
 
@@ -29,12 +34,12 @@ struct FocusOwnership {
     ) -> Bool? {
         guard !app.processIDs.isEmpty || !app.windowIDs.isEmpty else { return nil }
         let keyboardWindows = Set([keyboard] + (keyboardFrame.map { [$0] } ?? []))
-        var focus = active != 0 ? active : (display.inputFocus() ?? 0)
-        if keyboardWindows.contains(focus) || keyboardWindows.contains(topLevel(focus) ?? 0) {
-            focus = previous
+        var focus = isKept ? active : (display.inputFocus() ?? 0)
+        if focus == 0 || keyboardWindows.contains(focus) || keyboardWindows.contains(topLevel(focus) ?? 0) {
+            focus = isKept ? previous : 0
         }
         // 0 is None, 1 is PointerRoot: nothing in particular has the focus.
-        guard focus > 1, focus != display.root else { return false }
+        guard focus > 1, focus != display.root, !keyboardWindows.contains(focus) else { return false }
         var candidates = [focus]
         if let top = topLevel(focus) {
             candidates.append(top)

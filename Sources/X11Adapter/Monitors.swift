@@ -11,7 +11,8 @@ struct MonitorLayout: Sendable, Hashable {
     }
 
     /// The monitor `frame` overlaps most. A frame on no monitor (sliding in from below the
-    /// screen) belongs to the nearest one, so that its slide is judged against the right edge.
+    /// screen) belongs to the monitor whose edge it lies along, the one it shares the longest
+    /// stretch of x (or y) with, so that its slide is judged against the right edge.
     func output(for frame: Rect) -> Output {
         var best = outputs[0]
         var bestArea = -1
@@ -23,13 +24,13 @@ struct MonitorLayout: Sendable, Hashable {
             }
         }
         if bestArea > 0 { return best }
-        return outputs.min { distance($0.frame, frame) < distance($1.frame, frame) } ?? best
+        return outputs.max { sharedSpan($0.frame, frame) < sharedSpan($1.frame, frame) } ?? best
     }
 
-    /// How far apart two rectangles are (0 when they touch or overlap), along the longer axis gap.
-    private func distance(_ a: Rect, _ b: Rect) -> Int {
-        let dx = max(0, max(a.x - b.maxX, b.x - a.maxX))
-        let dy = max(0, max(a.y - b.maxY, b.y - a.maxY))
-        return dx * dx + dy * dy
+    /// The longer of the two rectangles' common stretches along x and along y.
+    private func sharedSpan(_ a: Rect, _ b: Rect) -> Int {
+        let alongX = max(0, min(a.maxX, b.maxX) - max(a.x, b.x))
+        let alongY = max(0, min(a.maxY, b.maxY) - max(a.y, b.y))
+        return max(alongX, alongY)
     }
 }

@@ -59,6 +59,25 @@ final class Harness {
             "\(update.event) frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
     }
 
+    /// One step of a scenario: runs `action`, waits for the updates it causes to end with
+    /// `expected` (and `quiet` seconds longer, for anything extra to show up), and expects them to
+    /// be exactly `expected`. The end frame of
+    /// a final show or frame change must equal `xwininfo`'s geometry of the keyboard's window.
+    @discardableResult
+    func step(
+        _ what: String, expecting expected: [KeyboardEvent], timeout: Double = 10, quiet: Double = 0.3,
+        sourceLocation: SourceLocation = #_sourceLocation, _ action: () throws -> Void
+    ) throws -> [KeyboardUpdate] {
+        let mark = sink.mark
+        try action()
+        let updates = try sink.waitForEvents(expected, since: mark, what, timeout: timeout, quiet: quiet)
+        #expect(events(updates) == expected, "\(what):\n\(describe(updates))", sourceLocation: sourceLocation)
+        if let last = updates.last, last.isVisible {
+            try expectFrameMatchesServer(last, sourceLocation: sourceLocation)
+        }
+        return updates
+    }
+
     /// The single keyboard seen so far (every update names the same one).
     func onlyKeyboard() throws -> KeyboardIdentity {
         let ids = Set(sink.updates.map(\.keyboard.id))

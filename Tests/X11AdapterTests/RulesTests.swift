@@ -130,4 +130,19 @@ struct RulesTests {
                 isDockType: false, strut: nil, frame: Rect(x: 100, y: 50, width: 700, height: 205), output: screen)
                 == DockingVerdict(isDocked: false, edge: nil))
     }
+
+    @Test("monitors: a frame belongs to the monitor it overlaps most, an off-screen one to the monitor it lies along")
+    func monitors() {
+        let left = Output(name: "LEFT", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+        let right = Output(name: "RIGHT", frame: Rect(x: 1280, y: 0, width: 1920, height: 1080))
+        let layout = MonitorLayout(monitors: [left, right], screen: Rect(x: 0, y: 0, width: 3200, height: 1200))
+        #expect(layout.output(for: Rect(x: 100, y: 100, width: 300, height: 200)) == left)
+        #expect(
+            layout.output(for: Rect(x: 600, y: 600, width: 1920, height: 200)) == right, "1320 of 1920 on the right")
+        #expect(layout.output(for: Rect(x: 1300, y: 1100, width: 1920, height: 200)) == right, "below the right one")
+        #expect(
+            layout.output(for: Rect(x: 0, y: 810, width: 1280, height: 205)) == left, "sliding in below the left one")
+        let single = MonitorLayout(monitors: [], screen: Rect(x: 0, y: 0, width: 1280, height: 800))
+        #expect(single.outputs == [Output(name: "screen", frame: Rect(x: 0, y: 0, width: 1280, height: 800))])
+    }
 }

@@ -88,10 +88,10 @@ final class TrackingSink: ObservationSink {
     /// Waits until the updates after `mark` end with `events` (and no pending transition is left),
     /// and returns them.
     @discardableResult
-    func waitForEvents(_ events: [KeyboardEvent], since mark: Int, _ what: String, timeout: Double = 10) throws
-        -> [KeyboardUpdate]
-    {
-        try waitForUpdates(what, since: mark, timeout: timeout) { updates in
+    func waitForEvents(
+        _ events: [KeyboardEvent], since mark: Int, _ what: String, timeout: Double = 10, quiet: Double = 0.3
+    ) throws -> [KeyboardUpdate] {
+        try waitForUpdates(what, since: mark, timeout: timeout, quiet: quiet) { updates in
             updates.count >= events.count && updates.suffix(events.count).map(\.event) == events
         }
     }

@@ -154,6 +154,11 @@ public struct KeyboardRules: Sendable, Hashable {
         KeyboardRule(name: "matchbox-keyboard", title: "Keyboard", hasClass: false, acceptsInput: false),
         KeyboardRule(name: "xvkbd", windowClass: "XVkbd"),
         KeyboardRule(name: "caribou", instance: "antler-keyboard", overrideRedirect: true),
+        // Input-method panels are override-redirect popups placed at the text cursor; their
+        // programs also own ordinary hidden windows of the same class, which never count.
+        KeyboardRule(name: "fcitx5", kind: .inputMethodPanel, windowClass: "fcitx", overrideRedirect: true),
+        KeyboardRule(name: "ibus", kind: .inputMethodPanel, instance: "ibus-ui-gtk3", overrideRedirect: true),
+        KeyboardRule(name: "ibus-emoji", kind: .inputMethodPanel, instance: "ibus-extension-gtk3", overrideRedirect: true),
     ])
 
     /// The first rule that matches `window`, or nil when it is not a keyboard.

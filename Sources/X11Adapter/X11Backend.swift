@@ -18,11 +18,11 @@ public final class X11Backend: KeyboardBackend {
 
     /// The registry name.
     public let name = "x11"
-    /// Frames, floating and docked keyboards, the output, and whether a keyboard came up for
-    /// this app (judged by the focused window when it shows).
+    /// Frames, floating and docked keyboards, input-method panels, the output, the layout, and
+    /// whether a keyboard came up for this app (judged by the focused window when it shows).
     public let capabilities: BackendCapabilities = [
         .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .reportsLayout,
-        .hidesKeyboards,
+        .reportsInputMethodPanels, .hidesKeyboards,
     ]
     /// The display this backend connects to; nil means `$DISPLAY`.
     public let displayName: String?

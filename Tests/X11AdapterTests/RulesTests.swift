@@ -39,6 +39,24 @@ struct RulesTests {
         #expect(rules.match(X11WindowDescription(instance: "xterm", windowClass: "XTerm", title: "Keyboard")) == nil)
     }
 
+    @Test("built-in rules recognise the fcitx5 and ibus panels as input-method panels, not their other windows")
+    func inputMethodPanels() {
+        let rules = KeyboardRules.builtIn
+        let fcitx = X11WindowDescription(
+            instance: "fcitx", windowClass: "fcitx", title: "Fcitx5 Input Window",
+            windowTypes: ["_NET_WM_WINDOW_TYPE_POPUP_MENU"], overrideRedirect: true)
+        #expect(rules.match(fcitx)?.name == "fcitx5" && rules.match(fcitx)?.kind == .inputMethodPanel)
+        var fcitxToplevel = fcitx
+        fcitxToplevel.overrideRedirect = false
+        #expect(rules.match(fcitxToplevel) == nil)
+        let emoji = X11WindowDescription(
+            instance: "ibus-extension-gtk3", windowClass: "Ibus-extension-gtk3", overrideRedirect: true)
+        #expect(rules.match(emoji)?.name == "ibus-emoji" && rules.match(emoji)?.kind == .inputMethodPanel)
+        let candidates = X11WindowDescription(instance: "ibus-ui-gtk3", windowClass: "Ibus-ui-gtk3", overrideRedirect: true)
+        #expect(rules.match(candidates)?.name == "ibus" && rules.match(candidates)?.kind == .inputMethodPanel)
+        #expect(rules.match(X11WindowDescription(instance: "ibus-ui-gtk3", windowClass: "Ibus-ui-gtk3")) == nil)
+    }
+
     @Test("the rules file: user rules come first, a broken or unconditional file is reported and ignored")
     func rulesFile() throws {
         let home = NSTemporaryDirectory() + "rules-" + UUID().uuidString.prefix(8)

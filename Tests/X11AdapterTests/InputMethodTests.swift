@@ -1,0 +1,63 @@
+import Foundation
+import KeyboardAdapterCore
+import Synchronization
+import TestSupport
+import Testing
+import X11Adapter
+
+/// fcitx5's real candidate window, brought up headless by typing into a GTK entry.
+@Suite("X11 input-method panels")
+struct InputMethodTests {
+    @Test("fcitx5's candidate window is an input-method panel; with a keyboard, two keyboards and a union")
+    func fcitxCandidates() throws {
+        guard let h = try Harness.make(openbox: true, programs: ["fcitx5", "xvkbd", "dbus-run-session", "dbus-send"],
+                                       startBackend: false)
+        else { return }
+        guard Fcitx5.entryAvailable else {
+            if Programs.underCI { throw TestFailure("python3 with GTK 3 (python3-gi, gir1.2-gtk-3.0) is missing under CI") }
+            print("skipped: python3 with GTK 3 introspection is missing")
+            return
+        }
+        let manager = KeyboardManager(
+            backend: h.backend,
+            configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11-ime-test")))
+        let seen = Mutex<[KeyboardUpdate]>([])
+        let token = manager.onEvent { update in seen.withLock { $0.append(update) } }
+        defer {
+            token.cancel()
+            manager.stop()
+        }
+        try manager.start()
+        try h.session.start("xvkbd", ["-geometry", "640x200+320+560"])
+        try Wait.require("xvkbd shown", timeout: 15) { seen.withLock { $0.last?.event == .didShow } }
+        let keyboard = try #require(seen.withLock { $0.last })
+
+        let fcitx = try Fcitx5(on: h.session)
+        defer { fcitx.stop() }
+        try fcitx.openCandidates()
+        try Wait.require("the candidate panel shown", timeout: 15) {
+            seen.withLock { $0.contains { $0.event == .didShow && $0.keyboard.kind == .inputMethodPanel } }
+        }
+        let panel = try #require(seen.withLock { $0.last { $0.keyboard.kind == .inputMethodPanel } })
+        #expect(panel.keyboard.name == "fcitx5")
+        #expect(!panel.isDocked)
+        // The list may still grow after it maps: compare with the server once it has settled.
+        Thread.sleep(forTimeInterval: 0.3)
+        let settled = try #require(manager.visibleKeyboards.first { $0.keyboard.kind == .inputMethodPanel })
+        let info = try #require(try h.session.xwininfo(try windowID(settled.keyboard)))
+        #expect(settled.frame == Rect(x: info.x, y: info.y, width: info.width, height: info.height))
+        #expect(manager.visibleKeyboards.count == 2)
+        #expect(manager.coveredRegion() == keyboard.endFrame.union(settled.frame))
+        #expect(manager.coveredRegion(includingPanels: false) == keyboard.endFrame)
+        #expect(manager.currentFrame == keyboard.endFrame)
+
+        try fcitx.closeCandidates()
+        try Wait.require("the candidate panel hidden", timeout: 15) {
+            seen.withLock { $0.last { $0.keyboard.kind == .inputMethodPanel }?.event == .didHide }
+        }
+        #expect(manager.visibleKeyboards.map(\.keyboard.id) == [keyboard.keyboard.id])
+        let panelEvents = seen.withLock { $0.filter { $0.keyboard.kind == .inputMethodPanel }.map(\.event) }
+        #expect(panelEvents.first == .willShow && panelEvents.suffix(2) == [.willHide, .didHide])
+        #expect(seen.withLock { $0.filter { $0.keyboard.kind == .keyboard }.map(\.event) } == [.willShow, .didShow])
+    }
+}

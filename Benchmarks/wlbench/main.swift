@@ -1,10 +1,11 @@
 import Foundation
 import KeyboardAdapterCore
+import Synchronization
 import TestSupport
 import WaylandAdapter
 
-// Show and hide latency of the wayland backend, from wvkbd's signal to the tracker's willShow /
-// willHide, next to a bare libwayland probe's configure in the same run; then idle CPU.
+// Show and hide latency of the wayland backend, from wvkbd's signal to the KeyboardManager's willShow /
+// willHide callback, next to a bare libwayland probe's configure in the same run; then idle CPU.
 // Runs headless sway as an unprivileged user, so it must run as root (as CI does).
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 30
@@ -41,10 +42,20 @@ func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) throws {
 func main() throws {
     let sway = try HeadlessSway()
     defer { sway.stop() }
-    let sink = TimingSink()
     let backend = WaylandBackend(display: sway.socket)
-    try backend.start(sink: sink)
-    defer { backend.stop() }
+    let manager = KeyboardManager(
+        backend: backend, configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "wlbench")))
+    // Each will event with the monotonic time at which the manager's callback ran.
+    let wills = Mutex<[(event: KeyboardEvent, time: Double)]>([])
+    let subscription = manager.onEvent { update in
+        let now = MonotonicClock.now()
+        if update.event.isWill { wills.withLock { $0.append((update.event, now)) } }
+    }
+    try manager.start()
+    defer {
+        subscription.cancel()
+        manager.stop()
+    }
     let full = Rect(x: 0, y: 0, width: 1280, height: 800)
     try wait("the probe's first usable area") { backend.outputs.first?.usableArea == full }
     let bareProbe = try BareProbe(socket: sway.socket)
@@ -60,16 +71,15 @@ func main() throws {
     var backendLatency: [KeyboardEvent: [Double]] = [:]
     for _ in 0..<rounds {
         for (signal, event) in [(SIGUSR2, KeyboardEvent.willShow), (SIGUSR1, .willHide)] {
-            let willsBefore = sink.wills.withLock { $0.count }
+            let willsBefore = wills.withLock { $0.count }
             let changesBefore = bareProbe.changes.withLock { $0.count }
             let start = MonotonicClock.now()
             keyboard.signal(signal)
             try wait("\(event) after signal \(signal)") {
-                sink.advance(to: MonotonicClock.now())
-                return sink.wills.withLock { $0.count } > willsBefore
+                wills.withLock { $0.count } > willsBefore
                     && bareProbe.changes.withLock { $0.count } > changesBefore
             }
-            let will = sink.wills.withLock { $0[willsBefore] }
+            let will = wills.withLock { $0[willsBefore] }
             guard will.event == event else { throw BenchError("expected \(event), got \(will.event)") }
             backendLatency[event, default: []].append(will.time - start)
             bare[event, default: []].append(bareProbe.changes.withLock { $0[changesBefore].time } - start)
@@ -95,7 +105,7 @@ func main() throws {
     print("from the signal to ...                     show p50    show p99    hide p50    hide p99")
     for (label, series) in [
         ("bare libwayland probe: configure     ", bare),
-        ("wayland backend -> tracker willShow/Hide", backendLatency),
+        ("KeyboardManager willShow/willHide    ", backendLatency),
     ] {
         let show = series[.willShow] ?? []
         let hide = series[.willHide] ?? []

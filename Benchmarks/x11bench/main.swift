@@ -1,10 +1,10 @@
 // x11bench: what the X11 backend costs, measured against a real keyboard on a private Xvfb.
 //
 // 1. Latency: a configure request (XMoveWindow from a third connection) on matchbox-keyboard's
-//    window, to the tracker's willChangeFrame fed by the backend, next to a bare Xlib listener on
+//    window, to the KeyboardManager's willChangeFrame callback, next to a bare Xlib listener on
 //    the same ConfigureNotify (the floor). p50, p99 and their ratio.
 // 2. A storm of 50 000 configure requests on the keyboard window: how fast the backend (and the
-//    tracker behind it) gets through the resulting ConfigureNotify, next to the bare listener, and
+//    manager behind it) gets through the resulting ConfigureNotify, next to the bare listener, and
 //    the memory before and after.
 // 3. Idle CPU of the whole process over 10 s afterwards, with the backend running and nothing
 //    happening.
@@ -17,40 +17,42 @@ import Synchronization
 import TestSupport
 import X11Adapter
 
-/// The manager's part, reduced to what is measured: the tracker, and the time of each event.
-final class BenchSink: ObservationSink {
-    struct State {
-        var tracker = KeyboardTracker(backendName: "x11")
-        var willChangeTimes: [Double] = []
+/// The X11 backend with a tap on what it delivers (how many observations, the last frame), run by
+/// a real `KeyboardManager`: latencies are measured at the manager's callback.
+final class TappedBackend: KeyboardBackend {
+    struct Tapped {
         var observationCount = 0
         var lastFrame: Rect?
         var keyboard: KeyboardIdentity?
-        var visible = false
     }
-    let state = Mutex(State())
+    let wrapped: X11Backend
+    let tapped = Mutex(Tapped())
 
-    func deliver(_ observation: Observation) {
-        let received = MonotonicClock.now()
-        state.withLock { state in
-            state.observationCount += 1
-            state.lastFrame = observation.frame
-            state.keyboard = observation.keyboard
-            for case .update(let update) in state.tracker.ingest(observation) {
-                if update.event == .willChangeFrame { state.willChangeTimes.append(received) }
-                if update.event == .didShow { state.visible = true }
+    init(_ wrapped: X11Backend) { self.wrapped = wrapped }
+
+    var name: String { wrapped.name }
+    var capabilities: BackendCapabilities { wrapped.capabilities }
+    func availability() -> BackendAvailability { wrapped.availability() }
+    func start(sink: any ObservationSink) throws { try wrapped.start(sink: Tap(inner: sink, backend: self)) }
+    func stop() { wrapped.stop() }
+
+    struct Tap: ObservationSink {
+        let inner: any ObservationSink
+        let backend: TappedBackend
+        func deliver(_ observation: Observation) {
+            backend.tapped.withLock { tapped in
+                tapped.observationCount += 1
+                tapped.lastFrame = observation.frame
+                tapped.keyboard = observation.keyboard
             }
+            inner.deliver(observation)
         }
-    }
-    func nextDeadline() -> Double? { state.withLock { $0.tracker.nextDeadline } }
-    func advance(to time: Double) {
-        state.withLock { state in
-            for case .update(let update) in state.tracker.advance(to: time) where update.event == .didShow {
-                state.visible = true
-            }
+        func nextDeadline() -> Double? { inner.nextDeadline() }
+        func advance(to time: Double) { inner.advance(to: time) }
+        func finish(failure: BackendFailure?) {
+            if let failure { fputsError("backend failed: \(failure)\n") }
+            inner.finish(failure: failure)
         }
-    }
-    func finish(failure: BackendFailure?) {
-        if let failure { fputsError("backend failed: \(failure)\n") }
     }
 }
 
@@ -139,16 +141,24 @@ func run() throws {
     let session = try X11Session()
     defer { session.stop() }
     let rssStart = residentBytes()
-    let sink = BenchSink()
-    let backend = X11Backend(displayName: session.display, rules: .builtIn)
-    try backend.start(sink: sink)
-    defer { backend.stop() }
-    try session.start(keyboardProgram)
-    try Wait.require("\(keyboardProgram) to show", timeout: 15) {
-        sink.advance(to: MonotonicClock.now())
-        return sink.state.withLock { $0.visible }
+    let backend = TappedBackend(X11Backend(displayName: session.display, rules: .builtIn))
+    let manager = KeyboardManager(
+        backend: backend, configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11bench")))
+    let willChangeTimes = Mutex<[Double]>([])
+    let shown = Mutex(false)
+    let subscription = manager.onEvent { update in
+        let received = MonotonicClock.now()
+        if update.event == .willChangeFrame { willChangeTimes.withLock { $0.append(received) } }
+        if update.event == .didShow { shown.withLock { $0 = true } }
     }
-    guard let keyboardID = sink.state.withLock({ $0.keyboard?.id }),
+    try manager.start()
+    defer {
+        subscription.cancel()
+        manager.stop()
+    }
+    try session.start(keyboardProgram)
+    try Wait.require("\(keyboardProgram) to show", timeout: 15) { shown.withLock { $0 } }
+    guard let keyboardID = backend.tapped.withLock({ $0.keyboard?.id }),
         let window = Window(keyboardID.dropFirst("x11:0x".count), radix: 16)
     else {
         throw TestFailure("no keyboard window")
@@ -163,24 +173,23 @@ func run() throws {
     var backendLatency: [Double] = []
     var floorLatency: [Double] = []
     for index in 0..<iterations {
-        let before = (sink.state.withLock { $0.willChangeTimes.count }, listener.times.withLock { $0.count })
+        let before = (willChangeTimes.withLock { $0.count }, listener.times.withLock { $0.count })
         let sent = MonotonicClock.now()
         driver.configure(window, x: 100 + (index % 2) * 300, y: 200 + (index % 3) * 50)
         let seen = Wait.until(timeout: 2, interval: 0.0005) {
-            sink.state.withLock { $0.willChangeTimes.count } > before.0
+            willChangeTimes.withLock { $0.count } > before.0
                 && listener.times.withLock { $0.count } > before.1
         }
         if seen {
-            backendLatency.append(sink.state.withLock { $0.willChangeTimes[before.0] } - sent)
+            backendLatency.append(willChangeTimes.withLock { $0[before.0] } - sent)
             floorLatency.append(listener.times.withLock { $0[before.1] } - sent)
         }
-        // Let the change settle (the tracker's interval is 50 ms) so that the next move is a new change.
+        // Let the change settle (the manager's interval is 50 ms) so that the next move is a new change.
         Thread.sleep(forTimeInterval: 0.07)
-        sink.advance(to: MonotonicClock.now())
     }
     // 2. Storm.
     let rssBeforeStorm = residentBytes()
-    let observationsBefore = sink.state.withLock { $0.observationCount }
+    let observationsBefore = backend.tapped.withLock { $0.observationCount }
     let final = Rect(x: 77, y: 333, width: 0, height: 0)
     let stormStart = MonotonicClock.now()
     for index in 0..<stormSize {
@@ -192,7 +201,7 @@ func run() throws {
     }
     XFlush(driver.handle)
     let drained = Wait.until(timeout: 120, interval: 0.001) {
-        sink.state.withLock { $0.lastFrame.map { $0.x == final.x && $0.y == final.y } ?? false }
+        backend.tapped.withLock { $0.lastFrame.map { $0.x == final.x && $0.y == final.y } ?? false }
     }
     let stormSeconds = MonotonicClock.now() - stormStart
     let floorDrained = Wait.until(timeout: 60, interval: 0.001) {
@@ -200,13 +209,11 @@ func run() throws {
     }
     let floorSeconds = (listener.last.withLock { $0?.time } ?? .nan) - stormStart
     listener.stop()
-    let stormObservations = sink.state.withLock { $0.observationCount } - observationsBefore
-    sink.advance(to: MonotonicClock.now() + 1)
+    let stormObservations = backend.tapped.withLock { $0.observationCount } - observationsBefore
     let rssAfterStorm = residentBytes()
 
     // 3. Idle CPU, after the storm: nothing may keep running.
     Thread.sleep(forTimeInterval: 0.5)
-    sink.advance(to: MonotonicClock.now())
     let idleSeconds = 10.0
     let cpuBefore = cpuSeconds()
     let switchesBefore = contextSwitches()
@@ -226,7 +233,7 @@ func run() throws {
     lines.append("latency, configure request -> event (n=\(backendLatency.count) of \(iterations))")
     lines.append("  listener                        p50          p99")
     lines.append(
-        "  backend + tracker (willChange)  \(ms(p50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(p99))")
+        "  manager callback (willChange)   \(ms(p50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(p99))")
     lines.append(
         "  bare Xlib listener (floor)      \(ms(f50).padding(toLength: 12, withPad: " ", startingAt: 0)) \(ms(f99))")
     lines.append(
@@ -242,7 +249,7 @@ func run() throws {
     lines.append("storm: \(stormSize) configure requests on the keyboard window (one connection, flushed every 1000)")
     lines.append(
         String(
-            format: "  backend + tracker   %@ in %.3f s = %.0f ConfigureNotify/s (%d observations)",
+            format: "  backend -> manager %@ in %.3f s = %.0f ConfigureNotify/s (%d observations)",
             drained ? "all processed" : "NOT all processed", stormSeconds,
             Double(stormSize) / stormSeconds, stormObservations))
     lines.append(

@@ -173,6 +173,20 @@ public final class X11Backend: KeyboardBackend {
         let size = display.screenSize
         lines.append("x11: X server \(display.name), screen \(size.width)x\(size.height)")
         lines.append("x11: window manager: \(display.windowManagerName ?? "none (or not EWMH)")")
+        let active = display.values(display.root, "_NET_ACTIVE_WINDOW") != nil
+        lines.append(
+            "x11: focus for 'local': "
+                + (active ? "_NET_ACTIVE_WINDOW" : "the X input focus (no window manager keeps _NET_ACTIVE_WINDOW)"))
+        let monitors = display.monitors()
+        lines.append(
+            monitors.isEmpty
+                ? "x11: monitors: no RandR; the whole screen is one output"
+                : "x11: monitors (RandR): " + monitors.map { "\($0.name) \($0.frame)" }.joined(separator: ", "))
+        if let layout = XkbLayout(display: display)?.current {
+            lines.append("x11: input layout (XKB): \(layout)")
+        } else {
+            lines.append("x11: input layout: unknown (no usable XKB)")
+        }
         lines.append(
             "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
         var seen: [Observation] = []

@@ -173,7 +173,8 @@ public final class X11Backend: KeyboardBackend {
         let size = display.screenSize
         lines.append("x11: X server \(display.name), screen \(size.width)x\(size.height)")
         lines.append("x11: window manager: \(display.windowManagerName ?? "none (or not EWMH)")")
-        let active = display.values(display.root, "_NET_ACTIVE_WINDOW") != nil
+        // An EWMH window manager keeps _NET_ACTIVE_WINDOW (once something has been active).
+        let active = display.values(display.root, "_NET_ACTIVE_WINDOW") != nil || display.windowManagerName != nil
         lines.append(
             "x11: focus for 'local': "
                 + (active ? "_NET_ACTIVE_WINDOW" : "the X input focus (no window manager keeps _NET_ACTIVE_WINDOW)"))

@@ -40,7 +40,8 @@ let package = Package(
         // Display-server backends, one plugin each.
         .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11"]),
         .target(
-            name: "WaylandAdapter", dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
+            name: "WaylandAdapter",
+            dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
 
         // Umbrella: the core plus every backend, registered.
         .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
@@ -63,7 +64,8 @@ let package = Package(
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
         .testTarget(
-            name: "WaylandAdapterTests", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
+            name: "WaylandAdapterTests",
+            dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
 
         // The example app: an input bar kept above the real on-screen keyboard, drawn with Xlib + Xft.
         .systemLibrary(
@@ -78,7 +80,8 @@ let package = Package(
         .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
         .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
         .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
-        .testTarget(name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
+        .testTarget(
+            name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 
         // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.
         .executableTarget(

@@ -114,8 +114,12 @@ func main() throws {
 
     print("kbwatch on a private Xvfb with xvkbd shown (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
     print("resident memory after start-up     \(started.residentKiB) KiB")
-    print("idle CPU over 10 s                 \(idle.ticks - started.ticks) ticks (\(String(format: "%.0f", Double(idle.ticks - started.ticks) / tick * 1000)) ms), \(idle.switches - started.switches) context switches")
-    print("configure request -> stdout line   p50 \(String(format: "%.2f", percentile(latencies, 0.5))) ms, p99 \(String(format: "%.2f", percentile(latencies, 0.99))) ms (n=\(latencies.count))")
+    print(
+        "idle CPU over 10 s                 \(idle.ticks - started.ticks) ticks (\(String(format: "%.0f", Double(idle.ticks - started.ticks) / tick * 1000)) ms), \(idle.switches - started.switches) context switches"
+    )
+    print(
+        "configure request -> stdout line   p50 \(String(format: "%.2f", percentile(latencies, 0.5))) ms, p99 \(String(format: "%.2f", percentile(latencies, 0.99))) ms (n=\(latencies.count))"
+    )
     print("resident memory after 500 moves    \(after.residentKiB) KiB")
 }
 

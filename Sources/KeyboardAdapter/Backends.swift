@@ -20,8 +20,10 @@ public enum KeyboardAdapterBackends {
 extension KeyboardManager {
     /// A manager for the backend that fits this session, chosen among the shipped backends:
     /// `name` if given, else `KEYBOARD_ADAPTER_BACKEND`, else the session's variables.
-    public static func forThisSession(backend name: String? = nil,
-                                      configuration: Configuration = Configuration()) throws -> KeyboardManager {
+    public static func forThisSession(
+        backend name: String? = nil,
+        configuration: Configuration = Configuration()
+    ) throws -> KeyboardManager {
         KeyboardAdapterBackends.register()
         return try KeyboardManager(backendNamed: name, configuration: configuration)
     }

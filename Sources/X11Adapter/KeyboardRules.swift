@@ -158,7 +158,8 @@ public struct KeyboardRules: Sendable, Hashable {
         // programs also own ordinary hidden windows of the same class, which never count.
         KeyboardRule(name: "fcitx5", kind: .inputMethodPanel, windowClass: "fcitx", overrideRedirect: true),
         KeyboardRule(name: "ibus", kind: .inputMethodPanel, instance: "ibus-ui-gtk3", overrideRedirect: true),
-        KeyboardRule(name: "ibus-emoji", kind: .inputMethodPanel, instance: "ibus-extension-gtk3", overrideRedirect: true),
+        KeyboardRule(
+            name: "ibus-emoji", kind: .inputMethodPanel, instance: "ibus-extension-gtk3", overrideRedirect: true),
     ])
 
     /// The first rule that matches `window`, or nil when it is not a keyboard.

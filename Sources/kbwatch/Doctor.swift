@@ -58,7 +58,9 @@ enum Doctor {
     ]
 
     private static func describe(_ capabilities: BackendCapabilities) -> ([String], [String]) {
-        (capabilityNames.filter { capabilities.contains($0.0) }.map(\.1),
-         capabilityNames.filter { !capabilities.contains($0.0) }.map(\.1))
+        (
+            capabilityNames.filter { capabilities.contains($0.0) }.map(\.1),
+            capabilityNames.filter { !capabilities.contains($0.0) }.map(\.1)
+        )
     }
 }

@@ -13,10 +13,12 @@ protocol EventWriter: Sendable {
 /// `14:02:07.513 didShow          matchbox-keyboard  0,560 1280x240  docked    local=?    screen`
 struct HumanWriter: EventWriter {
     func line(for update: KeyboardUpdate) -> String {
-        var columns = [Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
-                       pad(TerminalText.escape(update.keyboard.name), 18), pad(update.endFrame.description, 16),
-                       pad(update.isDocked ? "docked" : "floating", 9), pad("local=" + local(update.isLocal), 9),
-                       update.output.map { TerminalText.escape($0.name) } ?? "-"]
+        var columns = [
+            Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
+            pad(TerminalText.escape(update.keyboard.name), 18), pad(update.endFrame.description, 16),
+            pad(update.isDocked ? "docked" : "floating", 9), pad("local=" + local(update.isLocal), 9),
+            update.output.map { TerminalText.escape($0.name) } ?? "-",
+        ]
         if !update.event.isWill, update.animationDuration > 0 {
             columns.append(String(format: "%.3fs", update.animationDuration) + " " + update.animationCurve.rawValue)
         }
@@ -31,10 +33,12 @@ struct HumanWriter: EventWriter {
 
     func lines(forState keyboards: [KeyboardState]) -> [String] {
         keyboards.map { state in
-            [pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
-             pad(state.frame.description, 16), pad(state.isDocked ? "docked" : "floating", 9),
-             pad("local=" + local(state.isLocal), 9), state.output.map { TerminalText.escape($0.name) } ?? "-"]
-                .joined(separator: " ")
+            [
+                pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
+                pad(state.frame.description, 16), pad(state.isDocked ? "docked" : "floating", 9),
+                pad("local=" + local(state.isLocal), 9), state.output.map { TerminalText.escape($0.name) } ?? "-",
+            ]
+            .joined(separator: " ")
         }
     }
 
@@ -73,21 +77,27 @@ struct JSONWriter: EventWriter {
     func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
 
     func lines(forState keyboards: [KeyboardState]) -> [String] {
-        [JSONValue.object([
-            ("schema", .int(Self.schema)),
-            ("visible", .bool(!keyboards.isEmpty)),
-            ("keyboards", .array(keyboards.map { state in
-                .object([
-                    ("keyboard", state.keyboard.json),
-                    ("output", .optional(state.output, \.json)),
-                    ("frame", state.frame.json),
-                    ("docked", .bool(state.isDocked)),
-                    ("local", .optional(state.isLocal, JSONValue.bool)),
-                    ("layout", .optional(state.layout, \.json)),
-                    ("geometry", .string(state.geometry.rawValue)),
-                ])
-            })),
-        ]).rendered]
+        [
+            JSONValue.object([
+                ("schema", .int(Self.schema)),
+                ("visible", .bool(!keyboards.isEmpty)),
+                (
+                    "keyboards",
+                    .array(
+                        keyboards.map { state in
+                            .object([
+                                ("keyboard", state.keyboard.json),
+                                ("output", .optional(state.output, \.json)),
+                                ("frame", state.frame.json),
+                                ("docked", .bool(state.isDocked)),
+                                ("local", .optional(state.isLocal, JSONValue.bool)),
+                                ("layout", .optional(state.layout, \.json)),
+                                ("geometry", .string(state.geometry.rawValue)),
+                            ])
+                        })
+                ),
+            ]).rendered
+        ]
     }
 }
 
@@ -111,8 +121,14 @@ struct FormatWriter: EventWriter {
         var out = ""
         var iterator = unescaped.makeIterator()
         while let character = iterator.next() {
-            guard character == "%" else { out.append(character); continue }
-            guard let field = iterator.next() else { out.append("%"); break }
+            guard character == "%" else {
+                out.append(character)
+                continue
+            }
+            guard let field = iterator.next() else {
+                out.append("%")
+                break
+            }
             out += value(field, update) ?? "%\(field)"
         }
         return out

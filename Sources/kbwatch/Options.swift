@@ -57,20 +57,32 @@ extension Options {
             let flag = argument.hasPrefix("--") ? parts[0] : argument
             let inline = argument.hasPrefix("--") && parts.count == 2 ? parts[1] : nil
             switch flag {
-            case "-h", "--help": modes.append(flag); options.mode = .help
-            case "--version": modes.append(flag); options.mode = .version
+            case "-h", "--help":
+                modes.append(flag)
+                options.mode = .help
+            case "--version":
+                modes.append(flag)
+                options.mode = .version
             case "--json": options.style = .json
             case "--format": options.style = .format(try value(flag, inline: inline))
             case "--backend":
                 let name = try value(flag, inline: inline)
                 guard !name.isEmpty else { throw UsageError("--backend needs a name") }
                 options.backend = name
-            case "--list-backends": modes.append(flag); options.mode = .listBackends
-            case "--doctor": modes.append(flag); options.mode = .doctor
-            case "--state": modes.append(flag); options.mode = .state
+            case "--list-backends":
+                modes.append(flag)
+                options.mode = .listBackends
+            case "--doctor":
+                modes.append(flag)
+                options.mode = .doctor
+            case "--state":
+                modes.append(flag)
+                options.mode = .state
             case "--pid":
                 let text = try value(flag, inline: inline)
-                guard let pid = Int32(text), pid > 0 else { throw UsageError("--pid needs a process id, not '\(text)'") }
+                guard let pid = Int32(text), pid > 0 else {
+                    throw UsageError("--pid needs a process id, not '\(text)'")
+                }
                 options.processIDs.append(pid)
             case "--window":
                 let text = try value(flag, inline: inline)
@@ -98,7 +110,8 @@ extension Options {
                 }
                 options.settleMilliseconds = ms
             default:
-                throw UsageError(argument.hasPrefix("-") ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
+                throw UsageError(
+                    argument.hasPrefix("-") ? "unknown option '\(argument)'" : "unexpected argument '\(argument)'")
             }
         }
         if modes.count > 1 { throw UsageError("\(modes[0]) and \(modes[1]) cannot be used together") }

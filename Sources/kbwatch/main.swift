@@ -57,7 +57,8 @@ case .watch, .state:
 // The source: a recording, or the display server's backend.
 var backend: any KeyboardBackend
 if let path = options.replayPath {
-    let replay = ReplayBackend(source: .file(path), speed: options.speed.map(ReplayBackend.Speed.factor) ?? .asFastAsPossible)
+    let replay = ReplayBackend(
+        source: .file(path), speed: options.speed.map(ReplayBackend.Speed.factor) ?? .asFastAsPossible)
     if case .unavailable(let reason) = replay.availability() { fail(.badRecording, reason) }
     backend = replay
 } else {
@@ -79,11 +80,12 @@ if let path = options.recordPath {
     }
 }
 
-let writer: any EventWriter = switch options.style {
-case .human: HumanWriter()
-case .json: JSONWriter()
-case .format(let template): FormatWriter(template: template)
-}
+let writer: any EventWriter =
+    switch options.style {
+    case .human: HumanWriter()
+    case .json: JSONWriter()
+    case .format(let template): FormatWriter(template: template)
+    }
 
 let manager = KeyboardManager(backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000))
 // kbwatch has no windows of its own: without --pid or --window there is no app to judge

@@ -9,8 +9,10 @@ struct CLITests {
     func help() throws {
         let result = try Kbwatch.run(["--help"])
         #expect(result.status == 0)
-        for option in ["--json", "--format", "--backend", "--list-backends", "--doctor", "--state", "--pid", "--window",
-                       "--record", "--replay", "--speed", "--settle", "--help", "--version"] {
+        for option in [
+            "--json", "--format", "--backend", "--list-backends", "--doctor", "--state", "--pid", "--window",
+            "--record", "--replay", "--speed", "--settle", "--help", "--version",
+        ] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
         for code in 0...6 { #expect(result.stdout.contains("  \(code)  "), "help lacks exit code \(code)") }
@@ -23,18 +25,20 @@ struct CLITests {
         #expect(result.status == 0 && result.lines.count == 1 && result.stdout.hasPrefix("kbwatch "))
     }
 
-    @Test("bad arguments exit 2 with a one-line reason and a pointer to --help", arguments: [
-        (["--bogus"], "unknown option '--bogus'"),
-        (["--settle", "soon"], "--settle needs milliseconds from 0 to 10000, not 'soon'"),
-        (["--pid", "-3"], "--pid needs a process id, not '-3'"),
-        (["--pid", "abc"], "--pid needs a process id, not 'abc'"),
-        (["--window", "0xZZ"], "--window needs a window id (decimal or 0x hex), not '0xZZ'"),
-        (["--speed", "2"], "--speed only applies to --replay"),
-        (["--state", "--doctor"], "--state and --doctor cannot be used together"),
-        (["--format"], "--format needs a value"),
-        (["stray"], "unexpected argument 'stray'"),
-        (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland)"),
-    ])
+    @Test(
+        "bad arguments exit 2 with a one-line reason and a pointer to --help",
+        arguments: [
+            (["--bogus"], "unknown option '--bogus'"),
+            (["--settle", "soon"], "--settle needs milliseconds from 0 to 10000, not 'soon'"),
+            (["--pid", "-3"], "--pid needs a process id, not '-3'"),
+            (["--pid", "abc"], "--pid needs a process id, not 'abc'"),
+            (["--window", "0xZZ"], "--window needs a window id (decimal or 0x hex), not '0xZZ'"),
+            (["--speed", "2"], "--speed only applies to --replay"),
+            (["--state", "--doctor"], "--state and --doctor cannot be used together"),
+            (["--format"], "--format needs a value"),
+            (["stray"], "unexpected argument 'stray'"),
+            (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland)"),
+        ])
     func badArguments(arguments: [String], reason: String) throws {
         let result = try Kbwatch.run(arguments)
         #expect(result.status == 2)
@@ -44,7 +48,8 @@ struct CLITests {
 
     @Test("no display server reachable exits 3 and says why")
     func noDisplayServer() throws {
-        let result = try Kbwatch.run([], environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil, "KEYBOARD_ADAPTER_BACKEND": nil])
+        let result = try Kbwatch.run(
+            [], environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil, "KEYBOARD_ADAPTER_BACKEND": nil])
         #expect(result.status == 3)
         #expect(result.stderr.hasPrefix("kbwatch: no display server is reachable: "))
         #expect(result.stderr.contains("DISPLAY is not set") && result.stderr.contains("WAYLAND_DISPLAY is not set"))

@@ -47,7 +47,8 @@ struct LiveX11Tests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let keyboards = try #require(object["keyboards"] as? [[String: Any]])
         #expect(object["visible"] as? Bool == true && keyboards.count == 1)
-        #expect(keyboards.first?["frame"] as? [String: Int]
+        #expect(
+            keyboards.first?["frame"] as? [String: Int]
                 == ["x": info.x, "y": info.y, "width": info.width, "height": info.height])
     }
 
@@ -74,13 +75,18 @@ struct LiveX11Tests {
             ("--window", ["--window", "0x" + String(mine, radix: 16)], true),
             ("no app", [], nil),
         ].map { name, arguments, expected in
-            (name, expected, try? Kbwatch.start(["--json", "--backend", "x11"] + arguments, environment: session.environment))
+            (
+                name, expected,
+                try? Kbwatch.start(["--json", "--backend", "x11"] + arguments, environment: session.environment)
+            )
         }
         Thread.sleep(forTimeInterval: 0.5)
         try session.start("xvkbd")
         for (name, expected, watcher) in watchers {
             let watcher = try #require(watcher)
-            try Wait.require("didShow from kbwatch \(name)", timeout: 15) { watcher.log.contains(#""event":"didShow""#) }
+            try Wait.require("didShow from kbwatch \(name)", timeout: 15) {
+                watcher.log.contains(#""event":"didShow""#)
+            }
             watcher.signal(SIGINT)
             #expect(watcher.waitForExit(timeout: 5) == 0)
             let lines = watcher.log.split(separator: "\n").filter { $0.hasPrefix("{") }

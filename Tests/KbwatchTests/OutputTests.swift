@@ -12,8 +12,10 @@ struct OutputTests {
         let result = try Kbwatch.run(["--replay", path, "--speed", "max", "--json"])
         #expect(result.status == 0)
         try #require(result.lines.count == 6)
-        let keys = ["schema", "event", "time", "backend", "keyboard", "output", "beginFrame", "endFrame", "visible",
-                    "docked", "local", "animationDuration", "animationCurve", "layout", "geometry"]
+        let keys = [
+            "schema", "event", "time", "backend", "keyboard", "output", "beginFrame", "endFrame", "visible",
+            "docked", "local", "animationDuration", "animationCurve", "layout", "geometry",
+        ]
         var events: [String] = []
         for line in result.lines {
             // Field order is part of the contract: check the raw text, then the values.
@@ -35,7 +37,9 @@ struct OutputTests {
             #expect(keyboard["kind"] as? String == "keyboard")
             #expect(keyboard["pid"] as? Int == 1234)
             let output = try #require(object["output"] as? [String: Any])
-            #expect(output["name"] as? String == "screen" && output["width"] as? Int == 1280 && output["height"] as? Int == 800)
+            #expect(
+                output["name"] as? String == "screen" && output["width"] as? Int == 1280
+                    && output["height"] as? Int == 800)
             for frameKey in ["beginFrame", "endFrame"] {
                 let frame = try #require(object[frameKey] as? [String: Any])
                 #expect(Set(frame.keys) == ["x", "y", "width", "height"])
@@ -44,7 +48,9 @@ struct OutputTests {
             #expect(object["visible"] is Bool && object["docked"] is Bool)
             #expect(object["local"] is NSNull)
             #expect((object["animationDuration"] as? Double).map { $0 >= 0 } == true)
-            #expect(["none", "linear", "easeIn", "easeOut", "easeInOut", "unknown"].contains(object["animationCurve"] as? String ?? ""))
+            #expect(
+                ["none", "linear", "easeIn", "easeOut", "easeInOut", "unknown"].contains(
+                    object["animationCurve"] as? String ?? ""))
             #expect(["reported", "derived", "unknown"].contains(object["geometry"] as? String ?? ""))
         }
         #expect(events == ["willShow", "didShow", "willChangeFrame", "didChangeFrame", "willHide", "didHide"])
@@ -64,7 +70,8 @@ struct OutputTests {
         try #require(result.lines.count == 6)
         let pattern = #"^\d\d:\d\d:\d\d\.\d{3} didShow +matchbox-keyboard +0,560 1280x240 +docked +local=\? +screen$"#
         #expect(result.lines[1].range(of: pattern, options: .regularExpression) != nil, "\(result.lines[1])")
-        #expect(result.lines[3].contains("didChangeFrame") && result.lines[3].contains("0,500 1280x240")
+        #expect(
+            result.lines[3].contains("didChangeFrame") && result.lines[3].contains("0,500 1280x240")
                 && result.lines[3].contains("floating"))
     }
 
@@ -72,15 +79,18 @@ struct OutputTests {
     func formatTemplate() throws {
         let path = Recordings.write(Recordings.showMoveHide)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try Kbwatch.run(["--replay", path, "--speed", "max", "--format", "%e %x %y %w %h %n %o %d %l %k %L %%"])
-        #expect(result.lines == [
-            "willShow 0 560 1280 240 matchbox-keyboard screen docked unknown keyboard English (US) %",
-            "didShow 0 560 1280 240 matchbox-keyboard screen docked unknown keyboard English (US) %",
-            "willChangeFrame 0 500 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
-            "didChangeFrame 0 500 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
-            "willHide 0 800 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
-            "didHide 0 800 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
+        let result = try Kbwatch.run([
+            "--replay", path, "--speed", "max", "--format", "%e %x %y %w %h %n %o %d %l %k %L %%",
         ])
+        #expect(
+            result.lines == [
+                "willShow 0 560 1280 240 matchbox-keyboard screen docked unknown keyboard English (US) %",
+                "didShow 0 560 1280 240 matchbox-keyboard screen docked unknown keyboard English (US) %",
+                "willChangeFrame 0 500 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
+                "didChangeFrame 0 500 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
+                "willHide 0 800 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
+                "didHide 0 800 1280 240 matchbox-keyboard screen floating unknown keyboard English (US) %",
+            ])
     }
 
     @Test("hostile names: escape sequences and invalid UTF-8 never reach the terminal raw; JSON stays valid")
@@ -89,7 +99,10 @@ struct OutputTests {
         // the invalid UTF-8 bytes arrive raw and are decoded lossily.
         var line = Data(#"{"t":0,"keyboard":{"id":"x11:0x1","name":"evil\u001b[2J\u001b]0;pwn\u0007"#.utf8)
         line.append(contentsOf: [0xFF, 0xC3, 0x28])
-        line.append(Data(#"\u009b1m\u001b[31m\u202e","kind":"keyboard"},"frame":{"x":0,"y":560,"width":1280,"height":240},"output":{"name":"scr\u0007een","x":0,"y":0,"width":1280,"height":800},"geometry":"reported"}"#.utf8))
+        line.append(
+            Data(
+                #"\u009b1m\u001b[31m\u202e","kind":"keyboard"},"frame":{"x":0,"y":560,"width":1280,"height":240},"output":{"name":"scr\u0007een","x":0,"y":0,"width":1280,"height":800},"geometry":"reported"}"#
+                    .utf8))
         line.append(0x0A)
         let path = Recordings.write(data: line)
         defer { try? FileManager.default.removeItem(atPath: path) }

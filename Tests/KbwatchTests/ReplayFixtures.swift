@@ -10,10 +10,12 @@ enum Recordings {
     /// Show, move, hide of one keyboard: 4 observations over 0.6 s.
     static var showMoveHide: [Observation] {
         [
-            Observation(time: 0, keyboard: keyboard, frame: docked, isDocked: true, dockedEdge: .bottom, output: screen,
-                        layout: InputLayout(name: "English (US)", code: "us")),
-            Observation(time: 0.2, keyboard: keyboard, frame: Rect(x: 0, y: 500, width: 1280, height: 240), isDocked: false,
-                        output: screen),
+            Observation(
+                time: 0, keyboard: keyboard, frame: docked, isDocked: true, dockedEdge: .bottom, output: screen,
+                layout: InputLayout(name: "English (US)", code: "us")),
+            Observation(
+                time: 0.2, keyboard: keyboard, frame: Rect(x: 0, y: 500, width: 1280, height: 240), isDocked: false,
+                output: screen),
             Observation(time: 0.4, keyboard: keyboard, frame: nil, output: screen),
         ]
     }
@@ -37,8 +39,9 @@ enum Recordings {
     /// A long recording: the keyboard moves every 50 ms for `seconds`.
     static func moving(seconds: Double) -> [Observation] {
         stride(from: 0.0, to: seconds, by: 0.05).enumerated().map { index, time in
-            Observation(time: time, keyboard: keyboard, frame: Rect(x: index % 2 * 10, y: 560, width: 1270, height: 240),
-                        output: screen)
+            Observation(
+                time: time, keyboard: keyboard, frame: Rect(x: index % 2 * 10, y: 560, width: 1270, height: 240),
+                output: screen)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KeyboardAdapterCore
 
 /// A backend that is available or not, as told; for selection tests only.
@@ -19,23 +20,27 @@ final class FixedBackend: KeyboardBackend {
 struct BackendRegistryTests {
     func registry(x11: String? = nil, wayland: String? = nil) -> BackendRegistry {
         let registry = BackendRegistry()
-        registry.register(.init(name: "x11", hint: .init(variables: ["DISPLAY"], sessionType: "x11")) {
-            FixedBackend(name: "x11", unavailable: x11)
-        })
-        registry.register(.init(name: "wayland", hint: .init(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland", priority: 1)) {
-            FixedBackend(name: "wayland", unavailable: wayland)
-        })
+        registry.register(
+            .init(name: "x11", hint: .init(variables: ["DISPLAY"], sessionType: "x11")) {
+                FixedBackend(name: "x11", unavailable: x11)
+            })
+        registry.register(
+            .init(name: "wayland", hint: .init(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland", priority: 1)) {
+                FixedBackend(name: "wayland", unavailable: wayland)
+            })
         return registry
     }
 
-    @Test("the environment picks the backend", arguments: [
-        (["DISPLAY": ":0"], "x11"),
-        (["WAYLAND_DISPLAY": "wayland-1"], "wayland"),
-        (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"], "wayland"),
-        (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1", "XDG_SESSION_TYPE": "x11"], "x11"),
-        (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1", "XDG_SESSION_TYPE": "wayland"], "wayland"),
-        (["DISPLAY": ":0", "KEYBOARD_ADAPTER_BACKEND": "wayland"], "wayland"),
-    ])
+    @Test(
+        "the environment picks the backend",
+        arguments: [
+            (["DISPLAY": ":0"], "x11"),
+            (["WAYLAND_DISPLAY": "wayland-1"], "wayland"),
+            (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1"], "wayland"),
+            (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1", "XDG_SESSION_TYPE": "x11"], "x11"),
+            (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1", "XDG_SESSION_TYPE": "wayland"], "wayland"),
+            (["DISPLAY": ":0", "KEYBOARD_ADAPTER_BACKEND": "wayland"], "wayland"),
+        ])
     func environment(environment: [String: String], expected: String) throws {
         #expect(try registry().select(environment: environment).name == expected)
     }
@@ -71,14 +76,16 @@ struct BackendRegistryTests {
         let error = #expect(throws: BackendSelectionError.self) {
             try registry(x11: "cannot open display :9").select(environment: ["DISPLAY": ":9"])
         }
-        #expect(error?.description
+        #expect(
+            error?.description
                 == "no keyboard backend is available: x11: cannot open display :9; wayland: WAYLAND_DISPLAY is not set")
     }
 
     @Test("no session variable set, or no server answering: no display server")
     func noDisplayServer() {
         let empty = #expect(throws: BackendSelectionError.self) { try registry().select(environment: [:]) }
-        #expect(empty?.description
+        #expect(
+            empty?.description
                 == "no display server is reachable: x11: DISPLAY is not set; wayland: WAYLAND_DISPLAY is not set")
         let lonely = BackendRegistry()
         lonely.register(.init(name: "x11", hint: .init(variables: ["DISPLAY"])) { Unreachable() })
@@ -91,7 +98,10 @@ struct BackendRegistryTests {
     @Test("registering a name again replaces the earlier registration")
     func reRegister() {
         let registry = registry()
-        registry.register(.init(name: "x11", hint: .init(variables: ["DISPLAY"])) { FixedBackend(name: "x11", unavailable: "replaced") })
+        registry.register(
+            .init(name: "x11", hint: .init(variables: ["DISPLAY"])) {
+                FixedBackend(name: "x11", unavailable: "replaced")
+            })
         #expect(registry.all.map(\.name) == ["wayland", "x11"])
         #expect(registry.registration(named: "x11")?.make().availability() == .unavailable(reason: "replaced"))
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KeyboardAdapterCore
 
 @Suite("Geometry")
@@ -7,12 +8,16 @@ struct GeometryTests {
 
     @Test("the keyboard frame in the window's own coordinates")
     func frameInWindow() {
-        #expect(WindowGeometry.keyboardFrame(Fixture.docked, inWindow: window) == Rect(x: -240, y: 460, width: 1280, height: 240))
+        #expect(
+            WindowGeometry.keyboardFrame(Fixture.docked, inWindow: window)
+                == Rect(x: -240, y: 460, width: 1280, height: 240))
     }
 
     @Test("the covered part, in the window's coordinates")
     func coveredRect() {
-        #expect(WindowGeometry.coveredRect(by: Fixture.docked, inWindow: window) == Rect(x: 0, y: 460, width: 800, height: 140))
+        #expect(
+            WindowGeometry.coveredRect(by: Fixture.docked, inWindow: window)
+                == Rect(x: 0, y: 460, width: 800, height: 140))
         #expect(WindowGeometry.coveredRect(by: Rect(x: 0, y: 0, width: 100, height: 100), inWindow: window) == nil)
     }
 
@@ -23,14 +28,19 @@ struct GeometryTests {
 
     @Test("a keyboard at the top gives a top inset")
     func topInset() {
-        #expect(WindowGeometry.insets(for: Rect(x: 0, y: 0, width: 1280, height: 205), inWindow: window)
+        #expect(
+            WindowGeometry.insets(for: Rect(x: 0, y: 0, width: 1280, height: 205), inWindow: window)
                 == EdgeInsets(top: 105))
     }
 
     @Test("a keyboard along the left or right edge gives a side inset")
     func sideInsets() {
-        #expect(WindowGeometry.insets(for: Rect(x: 0, y: 0, width: 300, height: 800), inWindow: window) == EdgeInsets(left: 60))
-        #expect(WindowGeometry.insets(for: Rect(x: 1000, y: 0, width: 280, height: 800), inWindow: window) == EdgeInsets(right: 40))
+        #expect(
+            WindowGeometry.insets(for: Rect(x: 0, y: 0, width: 300, height: 800), inWindow: window)
+                == EdgeInsets(left: 60))
+        #expect(
+            WindowGeometry.insets(for: Rect(x: 1000, y: 0, width: 280, height: 800), inWindow: window)
+                == EdgeInsets(right: 40))
     }
 
     @Test("a keyboard on another output, or beside the window, gives zero insets")
@@ -40,9 +50,11 @@ struct GeometryTests {
 
     @Test("a small floating keyboard in the middle pushes content away from the nearer edge")
     func floatingPatch() {
-        #expect(WindowGeometry.insets(for: Rect(x: 400, y: 500, width: 300, height: 100), inWindow: window)
+        #expect(
+            WindowGeometry.insets(for: Rect(x: 400, y: 500, width: 300, height: 100), inWindow: window)
                 == EdgeInsets(bottom: 200))
-        #expect(WindowGeometry.insets(for: Rect(x: 400, y: 150, width: 300, height: 100), inWindow: window)
+        #expect(
+            WindowGeometry.insets(for: Rect(x: 400, y: 150, width: 300, height: 100), inWindow: window)
                 == EdgeInsets(top: 150))
     }
 
@@ -76,7 +88,8 @@ struct GeometryTests {
 
     @Test("rectangle basics: intersection, union, containment")
     func rectBasics() {
-        let a = Rect(x: 0, y: 0, width: 10, height: 10), b = Rect(x: 5, y: 5, width: 10, height: 10)
+        let a = Rect(x: 0, y: 0, width: 10, height: 10)
+        let b = Rect(x: 5, y: 5, width: 10, height: 10)
         #expect(a.intersection(b) == Rect(x: 5, y: 5, width: 5, height: 5))
         #expect(a.intersection(Rect(x: 10, y: 0, width: 5, height: 5)) == nil)
         #expect(a.union(b) == Rect(x: 0, y: 0, width: 15, height: 15))

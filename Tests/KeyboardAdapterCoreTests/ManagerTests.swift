@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyboardAdapterCore
 
 /// A manager on an in-memory backend, delivering on a private serial queue.
@@ -33,9 +34,13 @@ struct ManagerTests {
         let rig = try LiveRig()
         let key = DispatchSpecificKey<Int>()
         rig.queue.setSpecific(key: key, value: 7)
-        let shows = UpdateBox(), all = UpdateBox(), onQueue = FailureBox()
+        let shows = UpdateBox()
+        let all = UpdateBox()
+        let onQueue = FailureBox()
         let a = rig.manager.on(.didShow) { update in
-            if DispatchQueue.getSpecific(key: key) != 7 { onQueue.set(BackendFailure(backend: "t", reason: "wrong queue")) }
+            if DispatchQueue.getSpecific(key: key) != 7 {
+                onQueue.set(BackendFailure(backend: "t", reason: "wrong queue"))
+            }
             shows.append(update)
         }
         let b = rig.manager.onEvent { all.append($0) }
@@ -69,7 +74,10 @@ struct ManagerTests {
             let done: AsyncStream<Void>.Continuation
             init(done: AsyncStream<Void>.Continuation) { self.done = done }
             func keyboardManager(_ manager: KeyboardManager, willShow update: KeyboardUpdate) { record(update) }
-            func keyboardManager(_ manager: KeyboardManager, didShow update: KeyboardUpdate) { record(update); done.yield() }
+            func keyboardManager(_ manager: KeyboardManager, didShow update: KeyboardUpdate) {
+                record(update)
+                done.yield()
+            }
             func record(_ update: KeyboardUpdate) {
                 onMain = onMain && MainQueue.isCurrent
                 events.append(update.event)
@@ -140,7 +148,9 @@ struct ManagerTests {
     func fluentChain() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.on(.willShow) { seen.append($0) }.on(.didShow) { seen.append($0) }.on(.didHide) { seen.append($0) }
+        let token = rig.manager.on(.willShow) { seen.append($0) }.on(.didShow) { seen.append($0) }.on(.didHide) {
+            seen.append($0)
+        }
         #expect(rig.manager.subscriberCount == 3)
         rig.showAndSettle()
         rig.backend.observe(Fixture.osk, frame: nil)
@@ -205,14 +215,16 @@ struct ManagerTests {
         #expect(rig.manager.currentFrame == Fixture.docked)
         #expect(rig.manager.coveredRegion() == Rect(x: 0, y: 300, width: 1280, height: 500))
         #expect(rig.manager.coveredRegion(includingPanels: false) == Fixture.docked)
-        #expect(rig.manager.insets(forWindow: Rect(x: 0, y: 0, width: 1280, height: 800), includingPanels: false)
+        #expect(
+            rig.manager.insets(forWindow: Rect(x: 0, y: 0, width: 1280, height: 800), includingPanels: false)
                 == EdgeInsets(bottom: 240))
     }
 
     @Test("a lost display server hides every visible keyboard and reports the failure")
     func failureHides() throws {
         let rig = try LiveRig()
-        let seen = UpdateBox(), failure = FailureBox()
+        let seen = UpdateBox()
+        let failure = FailureBox()
         let tokens = [rig.manager.onEvent { seen.append($0) }, rig.manager.onStop { failure.set($0) }]
         rig.showAndSettle()
         rig.backend.fail("lost the connection to the X server :42")
@@ -256,7 +268,8 @@ struct ManagerTests {
         try rig.manager.hideKeyboard()
         rig.drain()
         #expect(rig.backend.hideRequests == [Fixture.osk])
-        #expect(seen.all.filter { $0.keyboard == Fixture.osk }.map(\.event) == [.willShow, .didShow, .willHide, .didHide])
+        #expect(
+            seen.all.filter { $0.keyboard == Fixture.osk }.map(\.event) == [.willShow, .didShow, .willHide, .didHide])
         let replay = KeyboardManager(backend: ReplayBackend(source: .text("")))
         #expect(throws: KeyboardControlError.notVisible("x")) { try replay.hideKeyboard(id: "x") }
         #expect(throws: KeyboardControlError.unsupported("the replay backend cannot hide keyboards")) {

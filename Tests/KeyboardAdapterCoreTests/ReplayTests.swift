@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyboardAdapterCore
 
 /// Runs a manager on a replay and collects everything it hands out, on a private queue.
@@ -11,8 +12,9 @@ final class ReplayRun: @unchecked Sendable {
     private var tokens: [KeyboardSubscription] = []
 
     init(_ text: String, speed: ReplayBackend.Speed = .asFastAsPossible, settle: Double = 0.05) {
-        manager = KeyboardManager(backend: ReplayBackend(source: .text(text), speed: speed),
-                                  configuration: .init(settleInterval: settle, callbackQueue: queue))
+        manager = KeyboardManager(
+            backend: ReplayBackend(source: .text(text), speed: speed),
+            configuration: .init(settleInterval: settle, callbackQueue: queue))
         tokens.append(manager.onEvent { [unowned self] in self.updates.append($0) })
         tokens.append(manager.onStop { [unowned self] in self.failure = .some($0) })
     }
@@ -40,8 +42,10 @@ func sampleRecording() -> String {
     lines.append(Fixture.observe(Fixture.floating.offsetBy(dx: 30, dy: 0), at: 10.5))
     lines.append(Fixture.observe(Fixture.floating.offsetBy(dx: 60, dy: 0), at: 10.52))
     lines.append(Fixture.observe(nil, at: 11.0))
-    lines.append(Fixture.observe(Rect(x: 300, y: 400, width: 200, height: 120), at: 11.1, keyboard: Fixture.panel,
-                                 layout: InputLayout(name: "English (US)", code: "us")))
+    lines.append(
+        Fixture.observe(
+            Rect(x: 300, y: 400, width: 200, height: 120), at: 11.1, keyboard: Fixture.panel,
+            layout: InputLayout(name: "English (US)", code: "us")))
     lines.append(Fixture.observe(nil, at: 11.3, keyboard: Fixture.panel))
     return lines.map { ObservationCodec.encode($0, relativeTo: 10.0) }.joined(separator: "\n") + "\n"
 }
@@ -50,9 +54,10 @@ func sampleRecording() -> String {
 struct ReplayTests {
     @Test("a line encodes and decodes to the same observation, times relative to the first")
     func roundTrip() throws {
-        let observation = Observation(time: 12.5, keyboard: KeyboardIdentity(id: "x11:0x1", name: "xvkbd", pid: 42),
-                                      frame: Fixture.docked, isDocked: true, dockedEdge: .bottom, output: Fixture.screen,
-                                      geometry: .reported, isLocal: false, layout: InputLayout(name: "German", code: "de"))
+        let observation = Observation(
+            time: 12.5, keyboard: KeyboardIdentity(id: "x11:0x1", name: "xvkbd", pid: 42),
+            frame: Fixture.docked, isDocked: true, dockedEdge: .bottom, output: Fixture.screen,
+            geometry: .reported, isLocal: false, layout: InputLayout(name: "German", code: "de"))
         let line = ObservationCodec.encode(observation, relativeTo: 10)
         #expect(line.hasPrefix(#"{"t":2.5,"keyboard":{"#))
         var expected = observation
@@ -67,20 +72,33 @@ struct ReplayTests {
         #expect(observation.frame == nil && observation.output == nil && observation.keyboard.pid == nil)
     }
 
-    @Test("malformed lines are rejected with the reason", arguments: [
-        ("not json at all", "not valid JSON"),
-        ("[1,2,3]", "not a JSON object"),
-        (#"{"t":0,"frame":null,"geometry":"derived"}"#, "missing field 'keyboard'"),
-        (#"{"t":0,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"geometry":"derived"}"#, "missing field 'frame'"),
-        (#"{"t":2,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":{"x":0,"y":0,"width":-5,"height":3},"geometry":"derived"}"#,
-         "negative size in frame (-5x3)"),
-        (#"{"t":0.5,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"derived"}"#,
-         "time goes backwards (0.5 after 1.0)"),
-        (#"{"t":"soon","keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"derived"}"#,
-         "field 't' has the wrong type"),
-        (#"{"t":2,"keyboard":{"id":"k","name":"n","kind":"robot"},"frame":null,"geometry":"derived"}"#,
-         "field 'keyboard.kind': Cannot initialize KeyboardKind from invalid String value robot"),
-    ])
+    @Test(
+        "malformed lines are rejected with the reason",
+        arguments: [
+            ("not json at all", "not valid JSON"),
+            ("[1,2,3]", "not a JSON object"),
+            (#"{"t":0,"frame":null,"geometry":"derived"}"#, "missing field 'keyboard'"),
+            (
+                #"{"t":0,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"geometry":"derived"}"#,
+                "missing field 'frame'"
+            ),
+            (
+                #"{"t":2,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":{"x":0,"y":0,"width":-5,"height":3},"geometry":"derived"}"#,
+                "negative size in frame (-5x3)"
+            ),
+            (
+                #"{"t":0.5,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"derived"}"#,
+                "time goes backwards (0.5 after 1.0)"
+            ),
+            (
+                #"{"t":"soon","keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"derived"}"#,
+                "field 't' has the wrong type"
+            ),
+            (
+                #"{"t":2,"keyboard":{"id":"k","name":"n","kind":"robot"},"frame":null,"geometry":"derived"}"#,
+                "field 'keyboard.kind': Cannot initialize KeyboardKind from invalid String value robot"
+            ),
+        ])
     func malformed(line: String, reason: String) {
         #expect(throws: ObservationCodec.LineError(line: 9, reason: reason)) {
             try ObservationCodec.decode(line[...], lineNumber: 9, previousTime: 1.0)
@@ -94,16 +112,17 @@ struct ReplayTests {
         let panelOff = Rect(x: 300, y: 800, width: 200, height: 120)
         let last = Fixture.floating.offsetBy(dx: 60, dy: 0)
         let lastOff = Rect(x: last.x, y: 800, width: last.width, height: last.height)
-        #expect(run.steps == [
-            Step(event: .willShow, end: Fixture.floating), Step(event: .didShow, end: Fixture.floating),
-            Step(event: .willChangeFrame, end: Fixture.floating.offsetBy(dx: 30, dy: 0)),
-            Step(event: .didChangeFrame, end: last),
-            Step(event: .willHide, end: lastOff), Step(event: .didHide, end: lastOff),
-            Step(event: .willShow, end: Rect(x: 300, y: 400, width: 200, height: 120), id: Fixture.panel.id),
-            Step(event: .didShow, end: Rect(x: 300, y: 400, width: 200, height: 120), id: Fixture.panel.id),
-            Step(event: .willHide, end: panelOff, id: Fixture.panel.id),
-            Step(event: .didHide, end: panelOff, id: Fixture.panel.id),
-        ])
+        #expect(
+            run.steps == [
+                Step(event: .willShow, end: Fixture.floating), Step(event: .didShow, end: Fixture.floating),
+                Step(event: .willChangeFrame, end: Fixture.floating.offsetBy(dx: 30, dy: 0)),
+                Step(event: .didChangeFrame, end: last),
+                Step(event: .willHide, end: lastOff), Step(event: .didHide, end: lastOff),
+                Step(event: .willShow, end: Rect(x: 300, y: 400, width: 200, height: 120), id: Fixture.panel.id),
+                Step(event: .didShow, end: Rect(x: 300, y: 400, width: 200, height: 120), id: Fixture.panel.id),
+                Step(event: .willHide, end: panelOff, id: Fixture.panel.id),
+                Step(event: .didHide, end: panelOff, id: Fixture.panel.id),
+            ])
         #expect(run.queue.sync { run.updates.allSatisfy { $0.backend == "replay" } })
         #expect(run.queue.sync { run.failure } == .some(nil))
     }
@@ -117,14 +136,18 @@ struct ReplayTests {
         try timed.play()
         #expect(Date().timeIntervalSince(started) >= 1.3 / 8 - 0.01)
         #expect(fast.steps == timed.steps)
-        #expect(fast.queue.sync { fast.updates.map(\.animationDuration) } == timed.queue.sync { timed.updates.map(\.animationDuration) })
+        #expect(
+            fast.queue.sync { fast.updates.map(\.animationDuration) }
+                == timed.queue.sync { timed.updates.map(\.animationDuration) })
     }
 
     @Test("a bad line 7 delivers lines 1 to 6 and reports line 7 with the reason")
     func badLineSeven() throws {
         var lines = sampleRecording().split(separator: "\n").map(String.init)
         #expect(lines.count == 6)
-        lines.append(#"{"t":3,"keyboard":{"id":"x","name":"y","kind":"keyboard"},"frame":{"x":0,"y":0,"width":10,"height":-1},"geometry":"reported"}"#)
+        lines.append(
+            #"{"t":3,"keyboard":{"id":"x","name":"y","kind":"keyboard"},"frame":{"x":0,"y":0,"width":10,"height":-1},"geometry":"reported"}"#
+        )
         lines.append(ObservationCodec.encode(Fixture.observe(Fixture.docked, at: 5), relativeTo: 0))
         let run = ReplayRun(lines.joined(separator: "\n"))
         try run.play()
@@ -132,8 +155,12 @@ struct ReplayTests {
         try full.play()
         #expect(run.steps == full.steps)
         let failure = run.queue.sync { run.failure }
-        #expect(failure == .some(BackendFailure(backend: "replay", kind: .malformedInput,
-                                                reason: "line 7: negative size in frame (10x-1)")))
+        #expect(
+            failure
+                == .some(
+                    BackendFailure(
+                        backend: "replay", kind: .malformedInput,
+                        reason: "line 7: negative size in frame (10x-1)")))
     }
 
     @Test("a file that cannot be read is reported unavailable and start throws")
@@ -150,11 +177,15 @@ struct ReplayTests {
         data.append(contentsOf: [0xFF, 0xFE, 0x1B, 0x5B, 0x32, 0x4A, 0x0A])
         try data.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let manager = KeyboardManager(backend: ReplayBackend(source: .file(path), speed: .asFastAsPossible),
-                                      configuration: .init(callbackQueue: DispatchQueue(label: "t")))
+        let manager = KeyboardManager(
+            backend: ReplayBackend(source: .file(path), speed: .asFastAsPossible),
+            configuration: .init(callbackQueue: DispatchQueue(label: "t")))
         let stopped = DispatchSemaphore(value: 0)
         let box = FailureBox()
-        let token = manager.onStop { box.set($0); stopped.signal() }
+        let token = manager.onStop {
+            box.set($0)
+            stopped.signal()
+        }
         try manager.start()
         #expect(stopped.wait(timeout: .now() + 5) == .success)
         #expect(box.get()?.reason == "line 4: not valid JSON")
@@ -167,8 +198,9 @@ struct ReplayTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         let live = InMemoryBackend()
         let queue = DispatchQueue(label: "test.record")
-        let manager = KeyboardManager(backend: try RecordingBackend(recording: live, to: path),
-                                      configuration: .init(settleInterval: 0.02, callbackQueue: queue))
+        let manager = KeyboardManager(
+            backend: try RecordingBackend(recording: live, to: path),
+            configuration: .init(settleInterval: 0.02, callbackQueue: queue))
         let seen = UpdateBox()
         let token = manager.onEvent { seen.append($0) }
         try manager.start()

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import KeyboardAdapterCore
 
 /// Shared values and a tiny driver for tracker tests.
@@ -14,11 +15,14 @@ enum Fixture {
         KeyboardTracker(backendName: "test", settleInterval: settle, wallClock: { fixedDate })
     }
 
-    static func observe(_ frame: Rect?, at time: Double, keyboard: KeyboardIdentity = osk, docked: Bool? = nil,
-                        edge: Edge? = nil, output: Output? = screen, local: Bool? = nil,
-                        layout: InputLayout? = nil) -> Observation {
-        Observation(time: time, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge, output: output,
-                    geometry: .reported, isLocal: local, layout: layout)
+    static func observe(
+        _ frame: Rect?, at time: Double, keyboard: KeyboardIdentity = osk, docked: Bool? = nil,
+        edge: Edge? = nil, output: Output? = screen, local: Bool? = nil,
+        layout: InputLayout? = nil
+    ) -> Observation {
+        Observation(
+            time: time, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge, output: output,
+            geometry: .reported, isLocal: local, layout: layout)
     }
 }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KeyboardAdapterCore
 
 @Suite("Tracker: frame changes and slides")
@@ -26,11 +27,16 @@ struct TrackerFrameChangeTests {
     func burstIsOnePair() {
         var tracker = shownFloating()
         var observations: [Observation] = []
-        for i in 1...10 { observations.append(Fixture.observe(Fixture.floating.offsetBy(dx: i * 10, dy: 0), at: 2 + Double(i) * 0.01)) }
+        for i in 1...10 {
+            observations.append(Fixture.observe(Fixture.floating.offsetBy(dx: i * 10, dy: 0), at: 2 + Double(i) * 0.01))
+        }
         let out = tracker.run(observations, until: 3)
         let final = Fixture.floating.offsetBy(dx: 100, dy: 0)
-        #expect(out.steps == [Step(event: .willChangeFrame, end: Fixture.floating.offsetBy(dx: 10, dy: 0)),
-                              Step(event: .didChangeFrame, end: final)])
+        #expect(
+            out.steps == [
+                Step(event: .willChangeFrame, end: Fixture.floating.offsetBy(dx: 10, dy: 0)),
+                Step(event: .didChangeFrame, end: final),
+            ])
         #expect(abs(out.updates[1].animationDuration - 0.09) < 1e-9)
         #expect(out.updates[1].animationCurve == .linear)
     }
@@ -39,7 +45,8 @@ struct TrackerFrameChangeTests {
     func resize() {
         var tracker = shownFloating()
         let bigger = Rect(x: 100, y: 50, width: 900, height: 300)
-        #expect(tracker.run([Fixture.observe(bigger, at: 2)], until: 3).steps
+        #expect(
+            tracker.run([Fixture.observe(bigger, at: 2)], until: 3).steps
                 == [Step(event: .willChangeFrame, end: bigger), Step(event: .didChangeFrame, end: bigger)])
     }
 
@@ -88,9 +95,12 @@ struct TrackerFrameChangeTests {
     func slideOutThenUnmap() {
         var tracker = Fixture.tracker()
         _ = tracker.run([Fixture.observe(Self.slide[0], at: 0, docked: true)], until: 1)
-        let out = tracker.run([Fixture.observe(Self.slide[3], at: 2, docked: true),
-                               Fixture.observe(Self.slide[6], at: 2.02, docked: true),
-                               Fixture.observe(nil, at: 2.04)], until: 4)
+        let out = tracker.run(
+            [
+                Fixture.observe(Self.slide[3], at: 2, docked: true),
+                Fixture.observe(Self.slide[6], at: 2.02, docked: true),
+                Fixture.observe(nil, at: 2.04),
+            ], until: 4)
         #expect(out.steps.map(\.event) == [.willHide, .didHide])
         #expect(out.updates[1].endFrame == Rect(x: 0, y: 800, width: 1280, height: 205))
         #expect(abs(out.updates[1].animationDuration - 0.04) < 1e-9)
@@ -116,16 +126,20 @@ struct TrackerFrameChangeTests {
         var tracker = Fixture.tracker()
         _ = tracker.run([Fixture.observe(Self.slide[0], at: 0, docked: true)], until: 1)
         let out = tracker.run([Fixture.observe(Self.slide[2], at: 2, docked: true)], until: 3)
-        #expect(out.steps == [Step(event: .willHide, end: Rect(x: 0, y: 800, width: 1280, height: 205)),
-                              Step(event: .didHide, end: Self.slide[2]),
-                              Step(event: .willShow, end: Self.slide[2]), Step(event: .didShow, end: Self.slide[2])])
+        #expect(
+            out.steps == [
+                Step(event: .willHide, end: Rect(x: 0, y: 800, width: 1280, height: 205)),
+                Step(event: .didHide, end: Self.slide[2]),
+                Step(event: .willShow, end: Self.slide[2]), Step(event: .didShow, end: Self.slide[2]),
+            ])
     }
 
     @Test("a floating keyboard moving past the bottom edge is a frame change, not a hide")
     func floatingPastEdgeIsChange() {
         var tracker = shownFloating()
         let lower = Rect(x: 100, y: 700, width: 700, height: 205)
-        #expect(tracker.run([Fixture.observe(lower, at: 2)], until: 3).steps.map(\.event)
+        #expect(
+            tracker.run([Fixture.observe(lower, at: 2)], until: 3).steps.map(\.event)
                 == [.willChangeFrame, .didChangeFrame])
     }
 
@@ -140,8 +154,9 @@ struct TrackerFrameChangeTests {
             }
         }
         let samples = (0...10).map { i in
-            CurveFit.Sample(time: Double(i) * 0.02,
-                            frame: Rect(x: 0, y: 800 - Int((240 * function(Double(i) / 10)).rounded()), width: 10, height: 10))
+            CurveFit.Sample(
+                time: Double(i) * 0.02,
+                frame: Rect(x: 0, y: 800 - Int((240 * function(Double(i) / 10)).rounded()), width: 10, height: 10))
         }
         #expect(CurveFit.classify(samples) == expected)
         #expect(CurveFit.classify(Array(samples.prefix(3))) == .unknown)

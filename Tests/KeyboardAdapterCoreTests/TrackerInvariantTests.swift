@@ -1,4 +1,5 @@
 import Testing
+
 @testable import KeyboardAdapterCore
 
 @Suite("Tracker: several keyboards, ownership, layout, invariants")
@@ -7,19 +8,21 @@ struct TrackerInvariantTests {
     func independentKeyboards() {
         var tracker = Fixture.tracker()
         let panelFrame = Rect(x: 310, y: 399, width: 299, height: 166)
-        let out = tracker.run([
-            Fixture.observe(Fixture.docked, at: 0),
-            Fixture.observe(panelFrame, at: 0.01, keyboard: Fixture.panel),
-            Fixture.observe(nil, at: 1, keyboard: Fixture.panel),
-        ], until: 2)
-        #expect(out.steps == [
-            Step(event: .willShow, end: Fixture.docked),
-            Step(event: .willShow, end: panelFrame, id: Fixture.panel.id),
-            Step(event: .didShow, end: Fixture.docked),
-            Step(event: .didShow, end: panelFrame, id: Fixture.panel.id),
-            Step(event: .willHide, end: Rect(x: 310, y: 800, width: 299, height: 166), id: Fixture.panel.id),
-            Step(event: .didHide, end: Rect(x: 310, y: 800, width: 299, height: 166), id: Fixture.panel.id),
-        ])
+        let out = tracker.run(
+            [
+                Fixture.observe(Fixture.docked, at: 0),
+                Fixture.observe(panelFrame, at: 0.01, keyboard: Fixture.panel),
+                Fixture.observe(nil, at: 1, keyboard: Fixture.panel),
+            ], until: 2)
+        #expect(
+            out.steps == [
+                Step(event: .willShow, end: Fixture.docked),
+                Step(event: .willShow, end: panelFrame, id: Fixture.panel.id),
+                Step(event: .didShow, end: Fixture.docked),
+                Step(event: .didShow, end: panelFrame, id: Fixture.panel.id),
+                Step(event: .willHide, end: Rect(x: 310, y: 800, width: 299, height: 166), id: Fixture.panel.id),
+                Step(event: .didHide, end: Rect(x: 310, y: 800, width: 299, height: 166), id: Fixture.panel.id),
+            ])
         #expect(out.updates[1].keyboard.kind == .inputMethodPanel)
         #expect(tracker.visibleKeyboards.map(\.keyboard.id) == [Fixture.osk.id])
     }
@@ -45,20 +48,27 @@ struct TrackerInvariantTests {
         #expect(other.run([Fixture.observe(Fixture.docked, at: 0)]).updates[0].isLocal == false)
         var backend = Fixture.tracker()
         backend.appTextInputActive = true
-        #expect(backend.run([Fixture.observe(Fixture.docked, at: 0, local: false)]).updates[0].belongsToCurrentApp == false)
+        #expect(
+            backend.run([Fixture.observe(Fixture.docked, at: 0, local: false)]).updates[0].belongsToCurrentApp == false)
     }
 
     @Test("a layout change of a visible keyboard is its own notification, not a frame change")
     func layoutChange() {
         var tracker = Fixture.tracker()
-        let us = InputLayout(name: "English (US)", code: "us"), de = InputLayout(name: "German", code: "de")
+        let us = InputLayout(name: "English (US)", code: "us")
+        let de = InputLayout(name: "German", code: "de")
         let shown = tracker.run([Fixture.observe(Fixture.docked, at: 0, layout: us)], until: 1)
         #expect(shown.updates.allSatisfy { $0.layout == us })
         let out = tracker.run([Fixture.observe(Fixture.docked, at: 2, layout: de)], until: 3)
         #expect(out.updates.isEmpty)
-        #expect(out == [.layoutChanged(KeyboardState(keyboard: Fixture.osk, frame: Fixture.docked, isDocked: true,
-                                                      dockedEdge: .bottom, output: Fixture.screen, layout: de,
-                                                      geometry: .reported))])
+        #expect(
+            out == [
+                .layoutChanged(
+                    KeyboardState(
+                        keyboard: Fixture.osk, frame: Fixture.docked, isDocked: true,
+                        dockedEdge: .bottom, output: Fixture.screen, layout: de,
+                        geometry: .reported))
+            ])
     }
 
     @Test("docking: judged from the frame unless the backend says")
@@ -86,15 +96,18 @@ struct TrackerInvariantTests {
         var rng = SplitMix(seed: UInt64(seed))
         var tracker = Fixture.tracker(settle: [0, 0.05, 0.2][seed % 3])
         let keyboards = [Fixture.osk, Fixture.panel]
-        let frames: [Rect?] = [nil, Fixture.docked, Fixture.floating, Fixture.floating.offsetBy(dx: 5, dy: 0),
-                               Rect(x: 0, y: 700, width: 1280, height: 240), Rect(x: 0, y: 900, width: 1280, height: 240)]
+        let frames: [Rect?] = [
+            nil, Fixture.docked, Fixture.floating, Fixture.floating.offsetBy(dx: 5, dy: 0),
+            Rect(x: 0, y: 700, width: 1280, height: 240), Rect(x: 0, y: 900, width: 1280, height: 240),
+        ]
         var out: [TrackerEmission] = []
         var time = 0.0
         for _ in 0..<400 {
             time += Double(rng.next() % 120) / 1000
             let keyboard = keyboards[Int(rng.next() % 2)]
             let frame = frames[Int(rng.next() % UInt64(frames.count))]
-            out += tracker.ingest(Fixture.observe(frame, at: time, keyboard: keyboard, docked: rng.next() % 2 == 0 ? nil : true))
+            out += tracker.ingest(
+                Fixture.observe(frame, at: time, keyboard: keyboard, docked: rng.next() % 2 == 0 ? nil : true))
         }
         out += tracker.hideAll(at: time + 1)
         out += tracker.advance(to: .infinity)
@@ -114,7 +127,9 @@ struct TrackerInvariantTests {
                     if update.event == .didShow { shown = true }
                     if update.event == .didHide { shown = false }
                 }
-                if let last { #expect(!(last.0 == update.event && last.1 == update.endFrame), "a duplicate \(update.event)") }
+                if let last {
+                    #expect(!(last.0 == update.event && last.1 == update.endFrame), "a duplicate \(update.event)")
+                }
                 last = (update.event, update.endFrame)
             }
             #expect(open == nil)

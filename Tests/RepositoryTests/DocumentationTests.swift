@@ -24,7 +24,8 @@ struct DocumentationTests {
             for (index, line) in lines.enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 guard trimmed.hasPrefix("public ") || trimmed.hasPrefix("open "),
-                      !trimmed.hasPrefix("public import") else { continue }
+                    !trimmed.hasPrefix("public import")
+                else { continue }
                 // Walk up over attributes to the line that should be the end of a doc comment.
                 var above = index - 1
                 while above >= 0, lines[above].trimmingCharacters(in: .whitespaces).hasPrefix("@") { above -= 1 }
@@ -39,7 +40,8 @@ struct DocumentationTests {
 
     @Test("every kbwatch option is in the man page and the README")
     func optionsDocumented() throws {
-        let options = try String(contentsOf: Self.root.appendingPathComponent("Sources/kbwatch/Options.swift"), encoding: .utf8)
+        let options = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/kbwatch/Options.swift"), encoding: .utf8)
         let flags = Set(options.matches(of: /case "(--[a-z-]+)"/).map { String($0.output.1) })
             .union(options.matches(of: /, "(--[a-z-]+)"/).map { String($0.output.1) })
         #expect(flags.count >= 14)

@@ -13,8 +13,10 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` (a path, or a name looked up in PATH) with `arguments`; stdout and stderr
     /// go to a log file in `directory`. The environment is the test process's, changed by `environment`
     /// (a nil value removes a variable).
-    public init(_ executable: String, _ arguments: [String] = [], environment: [String: String?] = [:],
-                directory: String = NSTemporaryDirectory(), stdinNull: Bool = true) throws {
+    public init(
+        _ executable: String, _ arguments: [String] = [], environment: [String: String?] = [:],
+        directory: String = NSTemporaryDirectory(), stdinNull: Bool = true
+    ) throws {
         guard let path = Programs.find(executable) else { throw TestFailure("program not found: \(executable)") }
         self.executable = executable
         let process = Process()
@@ -110,7 +112,9 @@ public enum Programs {
     }
 
     /// True under CI (`CI=true`), where a missing program is a failure, never a skip.
-    public static var underCI: Bool { ProcessInfo.processInfo.environment["CI"].map { $0 == "true" || $0 == "1" } ?? false }
+    public static var underCI: Bool {
+        ProcessInfo.processInfo.environment["CI"].map { $0 == "true" || $0 == "1" } ?? false
+    }
 
     /// The programs among `names` that are missing. Under CI a missing program is a failure, so
     /// this throws; elsewhere the caller skips with the returned names in its reason.
@@ -123,8 +127,10 @@ public enum Programs {
     }
 
     /// Runs a program to completion and returns its exit status and standard output.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
-                           timeout: Double = 20) throws -> (status: Int32, output: String) {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String?] = [:],
+        timeout: Double = 20
+    ) throws -> (status: Int32, output: String) {
         guard let path = find(executable) else { throw TestFailure("program not found: \(executable)") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)

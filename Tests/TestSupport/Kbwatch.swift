@@ -4,7 +4,8 @@ import Foundation
 public enum Kbwatch {
     /// The binary next to the test bundle (SwiftPM builds both into the same directory).
     public static var path: String {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let exe =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         while dir.path != "/" {
             let candidate = dir.appendingPathComponent("kbwatch").path
@@ -25,20 +26,25 @@ public enum Kbwatch {
         /// Standard output's raw bytes.
         public var stdoutData: Data
         /// Standard output split into lines (without the trailing empty one).
-        public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        public var lines: [String] {
+            stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        }
     }
 
     /// Runs kbwatch with `arguments` and the environment changed by `environment` (nil removes a
     /// variable), and waits for it to exit.
-    public static func run(_ arguments: [String], environment: [String: String?] = [:], timeout: Double = 30,
-                           whileRunning: ((Int32) -> Void)? = nil) throws -> Result {
+    public static func run(
+        _ arguments: [String], environment: [String: String?] = [:], timeout: Double = 30,
+        whileRunning: ((Int32) -> Void)? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
@@ -58,8 +64,9 @@ public enum Kbwatch {
         collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
         collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
         let (stdout, stderr) = collected.values
-        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
     }
 
     /// Starts kbwatch in the background; its output accumulates in a log (see `ChildProcess`).

@@ -10,11 +10,15 @@ import X11Adapter
 struct InputMethodTests {
     @Test("fcitx5's candidate window is an input-method panel; with a keyboard, two keyboards and a union")
     func fcitxCandidates() throws {
-        guard let h = try Harness.make(openbox: true, programs: ["fcitx5", "xvkbd", "dbus-run-session", "dbus-send"],
-                                       startBackend: false)
+        guard
+            let h = try Harness.make(
+                openbox: true, programs: ["fcitx5", "xvkbd", "dbus-run-session", "dbus-send"],
+                startBackend: false)
         else { return }
         guard Fcitx5.entryAvailable else {
-            if Programs.underCI { throw TestFailure("python3 with GTK 3 (python3-gi, gir1.2-gtk-3.0) is missing under CI") }
+            if Programs.underCI {
+                throw TestFailure("python3 with GTK 3 (python3-gi, gir1.2-gtk-3.0) is missing under CI")
+            }
             print("skipped: python3 with GTK 3 introspection is missing")
             return
         }

@@ -33,9 +33,13 @@ struct LayoutTests {
         #expect(events.withLock { $0.last?.layout } == InputLayout(name: "English (US)", code: "us"))
 
         try h.session.run("setxkbmap", ["-layout", "de"])
-        try Wait.require("the German layout", timeout: 10) { layouts.withLock { $0.last == InputLayout(name: "German", code: "de") } }
+        try Wait.require("the German layout", timeout: 10) {
+            layouts.withLock { $0.last == InputLayout(name: "German", code: "de") }
+        }
         try h.session.run("setxkbmap", ["-layout", "fr"])
-        try Wait.require("the French layout", timeout: 10) { layouts.withLock { $0.last == InputLayout(name: "French", code: "fr") } }
+        try Wait.require("the French layout", timeout: 10) {
+            layouts.withLock { $0.last == InputLayout(name: "French", code: "fr") }
+        }
         // Two layouts at once: the first group is active.
         try h.session.run("setxkbmap", ["-layout", "us,de"])
         try Wait.require("back to English (US)", timeout: 10) {

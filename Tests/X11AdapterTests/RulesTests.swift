@@ -52,7 +52,8 @@ struct RulesTests {
         let emoji = X11WindowDescription(
             instance: "ibus-extension-gtk3", windowClass: "Ibus-extension-gtk3", overrideRedirect: true)
         #expect(rules.match(emoji)?.name == "ibus-emoji" && rules.match(emoji)?.kind == .inputMethodPanel)
-        let candidates = X11WindowDescription(instance: "ibus-ui-gtk3", windowClass: "Ibus-ui-gtk3", overrideRedirect: true)
+        let candidates = X11WindowDescription(
+            instance: "ibus-ui-gtk3", windowClass: "Ibus-ui-gtk3", overrideRedirect: true)
         #expect(rules.match(candidates)?.name == "ibus" && rules.match(candidates)?.kind == .inputMethodPanel)
         #expect(rules.match(X11WindowDescription(instance: "ibus-ui-gtk3", windowClass: "Ibus-ui-gtk3")) == nil)
     }

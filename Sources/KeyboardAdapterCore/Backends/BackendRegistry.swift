@@ -103,7 +103,9 @@ public final class BackendRegistry: Sendable {
     /// session variables are set (`XDG_SESSION_TYPE` first when several are), falling back to the
     /// next candidate when one is unavailable. Throws an error naming every backend and why it
     /// cannot run when none can.
-    public func select(name: String? = nil, environment: [String: String]) throws(BackendSelectionError) -> any KeyboardBackend {
+    public func select(name: String? = nil, environment: [String: String]) throws(BackendSelectionError)
+        -> any KeyboardBackend
+    {
         let list = all
         if let wanted = name ?? environment[Self.environmentVariable].flatMap({ $0.isEmpty ? nil : $0 }) {
             guard let registration = list.first(where: { $0.name == wanted }) else {

@@ -13,8 +13,10 @@ public final class InMemoryBackend: KeyboardBackend {
 
     /// It can tell everything an observation carries, and hides keyboards on request.
     public var capabilities: BackendCapabilities {
-        [.reportsFrames, .reportsFloating, .reportsDocking, .reportsOwnership, .reportsLayout, .reportsOutputs,
-         .reportsInputMethodPanels, .hidesKeyboards]
+        [
+            .reportsFrames, .reportsFloating, .reportsDocking, .reportsOwnership, .reportsLayout, .reportsOutputs,
+            .reportsInputMethodPanels, .hidesKeyboards,
+        ]
     }
 
     private let hidden = Mutex<[KeyboardIdentity]>([])
@@ -41,11 +43,14 @@ public final class InMemoryBackend: KeyboardBackend {
     public var isStarted: Bool { sink.withLock { $0 != nil } }
 
     /// Hands an observation to the manager; a nil `time` stamps it with `MonotonicClock.now()`.
-    public func observe(_ keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, output: Output? = nil,
-                        isLocal: Bool? = nil, layout: InputLayout? = nil, time: Double? = nil) {
-        let observation = Observation(time: time ?? MonotonicClock.now(), keyboard: keyboard, frame: frame,
-                                      isDocked: isDocked, output: output, geometry: .reported, isLocal: isLocal,
-                                      layout: layout)
+    public func observe(
+        _ keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, output: Output? = nil,
+        isLocal: Bool? = nil, layout: InputLayout? = nil, time: Double? = nil
+    ) {
+        let observation = Observation(
+            time: time ?? MonotonicClock.now(), keyboard: keyboard, frame: frame,
+            isDocked: isDocked, output: output, geometry: .reported, isLocal: isLocal,
+            layout: layout)
         sink.withLock { $0 }?.deliver(observation)
     }
 

@@ -32,8 +32,10 @@ public struct Rect: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The overlap of two rectangles, or nil when they share no pixel.
     public func intersection(_ other: Rect) -> Rect? {
-        let left = max(x, other.x), top = max(y, other.y)
-        let right = min(maxX, other.maxX), bottom = min(maxY, other.maxY)
+        let left = max(x, other.x)
+        let top = max(y, other.y)
+        let right = min(maxX, other.maxX)
+        let bottom = min(maxY, other.maxY)
         guard right > left, bottom > top else { return nil }
         return Rect(x: left, y: top, width: right - left, height: bottom - top)
     }
@@ -50,7 +52,8 @@ public struct Rect: Sendable, Hashable, Codable, CustomStringConvertible {
     public func union(_ other: Rect) -> Rect {
         if isEmpty { return other }
         if other.isEmpty { return self }
-        let left = min(x, other.x), top = min(y, other.y)
+        let left = min(x, other.x)
+        let top = min(y, other.y)
         return Rect(x: left, y: top, width: max(maxX, other.maxX) - left, height: max(maxY, other.maxY) - top)
     }
 

@@ -61,15 +61,20 @@ public final class KeyboardManager: Sendable {
     public init(backend: any KeyboardBackend, configuration: Configuration = Configuration()) {
         self.backend = backend
         self.configuration = configuration
-        state = Mutex(State(tracker: KeyboardTracker(backendName: backend.name,
-                                                     settleInterval: configuration.settleInterval)))
+        state = Mutex(
+            State(
+                tracker: KeyboardTracker(
+                    backendName: backend.name,
+                    settleInterval: configuration.settleInterval)))
     }
 
     /// Creates a manager for the backend that fits this session (see ``BackendRegistry/select(name:environment:)``).
     /// Throws an error naming every backend and why it cannot run when none can.
-    public convenience init(backendNamed name: String? = nil, registry: BackendRegistry = .shared,
-                            environment: [String: String] = ProcessInfo.processInfo.environment,
-                            configuration: Configuration = Configuration()) throws {
+    public convenience init(
+        backendNamed name: String? = nil, registry: BackendRegistry = .shared,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        configuration: Configuration = Configuration()
+    ) throws {
         let backend = try registry.select(name: name, environment: environment)
         self.init(backend: backend, configuration: configuration)
     }
@@ -207,7 +212,9 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Calls `handler` for every `event`, on the callback queue, until the token is cancelled or released.
-    public func on(_ event: KeyboardEvent, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void) -> KeyboardSubscription {
+    public func on(_ event: KeyboardEvent, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void)
+        -> KeyboardSubscription
+    {
         KeyboardSubscription(manager: self, id: addSubscriber(.event(event, handler)))
     }
 
@@ -290,7 +297,8 @@ public final class KeyboardManager: Sendable {
 
     fileprivate func finish(failure: BackendFailure?, generation: Int) {
         processing.async {
-            let (emissions, streams) = self.state.withLock { state -> ([TrackerEmission], [AsyncStream<KeyboardSnapshot>.Continuation]) in
+            let (emissions, streams) = self.state.withLock {
+                state -> ([TrackerEmission], [AsyncStream<KeyboardSnapshot>.Continuation]) in
                 guard state.generation == generation else { return ([], []) }
                 var emissions = state.tracker.advance(to: .infinity)
                 if let failure, failure.kind != .malformedInput {
@@ -336,8 +344,10 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Hands emissions to closures, the delegate and the streams, in order.
-    private func publish(_ emissions: [TrackerEmission],
-                         streamsOverride: [AsyncStream<KeyboardSnapshot>.Continuation]? = nil) {
+    private func publish(
+        _ emissions: [TrackerEmission],
+        streamsOverride: [AsyncStream<KeyboardSnapshot>.Continuation]? = nil
+    ) {
         guard !emissions.isEmpty else { return }
         let (paused, streams, visible) = state.withLock {
             ($0.paused, streamsOverride ?? Array($0.streams.values), $0.tracker.visibleKeyboards)

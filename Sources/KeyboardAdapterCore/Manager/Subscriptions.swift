@@ -76,7 +76,9 @@ public final class KeyboardSubscription: Sendable, Hashable {
 
     /// Registers one more closure for `event` on this token; returns the token.
     @discardableResult
-    public func on(_ event: KeyboardEvent, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void) -> KeyboardSubscription {
+    public func on(_ event: KeyboardEvent, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void)
+        -> KeyboardSubscription
+    {
         guard let manager = manager.value else { return self }
         let id = manager.addSubscriber(.event(event, handler))
         ids.withLock { $0.append(id) }

@@ -98,16 +98,20 @@ extension Rect {
 extension Output {
     /// `{"name":…,"x":…,"y":…,"width":…,"height":…}`: the output as one flat object.
     public var json: JSONValue {
-        .object([("name", .string(name)), ("x", .int(frame.x)), ("y", .int(frame.y)),
-                 ("width", .int(frame.width)), ("height", .int(frame.height))])
+        .object([
+            ("name", .string(name)), ("x", .int(frame.x)), ("y", .int(frame.y)),
+            ("width", .int(frame.width)), ("height", .int(frame.height)),
+        ])
     }
 }
 
 extension KeyboardIdentity {
     /// `{"id":…,"name":…,"kind":…,"pid":…}`.
     public var json: JSONValue {
-        .object([("id", .string(id)), ("name", .string(name)), ("kind", .string(kind.rawValue)),
-                 ("pid", .optional(pid) { .int(Int($0)) })])
+        .object([
+            ("id", .string(id)), ("name", .string(name)), ("kind", .string(kind.rawValue)),
+            ("pid", .optional(pid) { .int(Int($0)) }),
+        ])
     }
 }
 

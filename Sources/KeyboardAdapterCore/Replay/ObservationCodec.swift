@@ -47,7 +47,9 @@ public enum ObservationCodec {
     }
 
     /// Reads one line. `previousTime` is the time of the line before, to reject time going backwards.
-    public static func decode(_ text: Substring, lineNumber: Int, previousTime: Double?) throws(LineError) -> Observation {
+    public static func decode(_ text: Substring, lineNumber: Int, previousTime: Double?) throws(LineError)
+        -> Observation
+    {
         let line: Line
         do {
             line = try JSONDecoder().decode(Line.self, from: Data(text.utf8))
@@ -86,7 +88,8 @@ public enum ObservationCodec {
         case .typeMismatch(_, let context):
             return context.codingPath.isEmpty ? "not a JSON object" : "field '\(path(context))' has the wrong type"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "field '\(path(context))': \(context.debugDescription)"
+            return context.codingPath.isEmpty
+                ? "not valid JSON" : "field '\(path(context))': \(context.debugDescription)"
         @unknown default: return "not a valid observation"
         }
     }
@@ -123,9 +126,10 @@ public enum ObservationCodec {
         }
 
         var observation: Observation {
-            Observation(time: t, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge,
-                        output: output.map { Output(name: $0.name, frame: $0.rect) }, geometry: geometry,
-                        isLocal: local, layout: layout)
+            Observation(
+                time: t, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge,
+                output: output.map { Output(name: $0.name, frame: $0.rect) }, geometry: geometry,
+                isLocal: local, layout: layout)
         }
     }
 

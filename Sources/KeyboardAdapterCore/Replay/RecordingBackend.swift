@@ -56,8 +56,9 @@ private final class LineWriter: Sendable {
         } else {
             fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else {
-                throw BackendFailure(backend: "recorder", kind: .other,
-                                     reason: "cannot write \(path): \(String(cString: strerror(errno)))")
+                throw BackendFailure(
+                    backend: "recorder", kind: .other,
+                    reason: "cannot write \(path): \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -68,7 +69,9 @@ private final class LineWriter: Sendable {
             let bytes = Array((ObservationCodec.encode(observation, relativeTo: origin ?? 0) + "\n").utf8)
             var offset = 0
             while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                let written = bytes.withUnsafeBytes {
+                    Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset)
+                }
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else { return }
                 offset += written

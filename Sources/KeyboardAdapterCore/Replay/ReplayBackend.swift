@@ -47,8 +47,10 @@ public final class ReplayBackend: KeyboardBackend {
 
     /// Frames as recorded; docking, ownership, outputs, layouts and panels as recorded; and the clock.
     public var capabilities: BackendCapabilities {
-        [.reportsFrames, .reportsFloating, .reportsDocking, .reportsOwnership, .reportsLayout, .reportsOutputs,
-         .reportsInputMethodPanels, .drivesClock]
+        [
+            .reportsFrames, .reportsFloating, .reportsDocking, .reportsOwnership, .reportsLayout, .reportsOutputs,
+            .reportsInputMethodPanels, .drivesClock,
+        ]
     }
 
     /// Available when the recording can be opened.
@@ -108,7 +110,8 @@ public final class ReplayBackend: KeyboardBackend {
             }
             previous = observation.time
             guard settle(until: observation.time, into: sink, wallStart: wallStart),
-                  waitUntil(observation.time, wallStart: wallStart) else { return }
+                waitUntil(observation.time, wallStart: wallStart)
+            else { return }
             sink.deliver(observation)
         }
         if let error = lines.error {

@@ -18,8 +18,10 @@ enum CurveFit {
         let total = distance(first.frame, last.frame)
         guard samples.count >= minimumSamples, total > 0 else { return .unknown }
         let points = samples.dropFirst().dropLast().map { sample in
-            (tau: (sample.time - first.time) / (last.time - first.time),
-             progress: 1 - Double(distance(sample.frame, last.frame)) / Double(total))
+            (
+                tau: (sample.time - first.time) / (last.time - first.time),
+                progress: 1 - Double(distance(sample.frame, last.frame)) / Double(total)
+            )
         }
         let candidates: [(AnimationCurve, (Double) -> Double)] = [
             (.linear, { $0 }),

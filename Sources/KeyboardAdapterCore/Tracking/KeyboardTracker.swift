@@ -49,7 +49,9 @@ public struct KeyboardTracker: Sendable {
     ///   - backendName: the backend name put on updates.
     ///   - settleInterval: seconds a frame must stay put before a `did` event; 0 settles at once.
     ///   - wallClock: the timestamp source for updates (injected for tests).
-    public init(backendName: String, settleInterval: Double = 0.05, wallClock: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        backendName: String, settleInterval: Double = 0.05, wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         context = TrackerContext(settleInterval: max(0, settleInterval), backendName: backendName, wallClock: wallClock)
     }
 
@@ -118,13 +120,16 @@ private struct TrackerContext: Sendable {
     var appTextInputActive: Bool?
     let wallClock: @Sendable () -> Date
 
-    func makeUpdate(_ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect,
-                                duration: Double, curve: AnimationCurve, visible: Bool) -> TrackerEmission {
-        .update(KeyboardUpdate(
-            event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
-            animationDuration: duration, animationCurve: curve, isVisible: visible, isDocked: entry.isDocked,
-            dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, output: entry.output,
-            layout: entry.layout, geometry: entry.geometry, timestamp: wallClock()))
+    func makeUpdate(
+        _ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect,
+        duration: Double, curve: AnimationCurve, visible: Bool
+    ) -> TrackerEmission {
+        .update(
+            KeyboardUpdate(
+                event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
+                animationDuration: duration, animationCurve: curve, isVisible: visible, isDocked: entry.isDocked,
+                dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, output: entry.output,
+                layout: entry.layout, geometry: entry.geometry, timestamp: wallClock()))
     }
 }
 
@@ -156,8 +161,9 @@ private struct Entry: Sendable {
     var isVisible: Bool { phase == .showing || phase == .visible || phase == .changing }
 
     var state: KeyboardState {
-        KeyboardState(keyboard: identity, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
-                      isLocal: isLocal, output: output, layout: layout, geometry: geometry)
+        KeyboardState(
+            keyboard: identity, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
+            isLocal: isLocal, output: output, layout: layout, geometry: geometry)
     }
 
     /// Time from the first to the last frame change of the transition under way.
@@ -208,8 +214,10 @@ private struct Entry: Sendable {
             stateOutputAtLastEvent = output
             phase = .showing
             deadline = o.time + tracker.settleInterval
-            out.append(tracker.makeUpdate(.willShow, self, begin: begin, end: frame, duration: duration,
-                                          curve: .unknown, visible: true))
+            out.append(
+                tracker.makeUpdate(
+                    .willShow, self, begin: begin, end: frame, duration: duration,
+                    curve: .unknown, visible: true))
         case .showing, .changing:
             if isSlidingOut(to: frame) {
                 complete(at: o.time, tracker: tracker, into: &out)
@@ -230,8 +238,10 @@ private struct Entry: Sendable {
                 samples = [CurveFit.Sample(time: o.time, frame: frame)]
                 phase = .changing
                 deadline = o.time + tracker.settleInterval
-                out.append(tracker.makeUpdate(.willChangeFrame, self, begin: begin, end: frame, duration: 0,
-                                              curve: .unknown, visible: true))
+                out.append(
+                    tracker.makeUpdate(
+                        .willChangeFrame, self, begin: begin, end: frame, duration: 0,
+                        curve: .unknown, visible: true))
             }
         case .hiding:
             if let edge, let output, frame.extendsPast(edge, of: output.frame) {
@@ -256,32 +266,40 @@ private struct Entry: Sendable {
     /// A docked keyboard reaching past its own edge while keeping its size is sliding out.
     func isSlidingOut(to frame: Rect) -> Bool {
         guard isDocked, let edge, let output, let current, frame.width == current.width,
-              frame.height == current.height else { return false }
+            frame.height == current.height
+        else { return false }
         return frame.extendsPast(edge, of: output.frame) && !current.extendsPast(edge, of: output.frame)
     }
 
-    mutating func startHide(to frame: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+    mutating func startHide(to frame: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission])
+    {
         begin = current ?? frame
         current = frame
         samples = [CurveFit.Sample(time: time, frame: frame)]
         phase = .hiding
         deadline = time + tracker.settleInterval
-        out.append(tracker.makeUpdate(.willHide, self, begin: begin, end: offScreenFrame(for: begin), duration: 0,
-                                      curve: .unknown, visible: false))
+        out.append(
+            tracker.makeUpdate(
+                .willHide, self, begin: begin, end: offScreenFrame(for: begin), duration: 0,
+                curve: .unknown, visible: false))
     }
 
     mutating func finishHide(end: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
         if let last = samples.last, last.time < time || last.frame != end {
             samples.append(CurveFit.Sample(time: time, frame: end))
         }
-        out.append(tracker.makeUpdate(.didHide, self, begin: begin, end: end, duration: duration,
-                                      curve: CurveFit.classify(samples), visible: false))
+        out.append(
+            tracker.makeUpdate(
+                .didHide, self, begin: begin, end: end, duration: duration,
+                curve: CurveFit.classify(samples), visible: false))
         reset()
     }
 
     /// The keyboard left the screen (off-screen frame) or is gone (nil frame).
-    mutating func disappear(offScreen frame: Rect?, at time: Double, tracker: TrackerContext,
-                            into out: inout [TrackerEmission]) {
+    mutating func disappear(
+        offScreen frame: Rect?, at time: Double, tracker: TrackerContext,
+        into out: inout [TrackerEmission]
+    ) {
         switch phase {
         case .hidden:
             offScreen = frame.map { CurveFit.Sample(time: time, frame: $0) }
@@ -292,10 +310,14 @@ private struct Entry: Sendable {
             let from = current ?? .zero
             begin = from
             samples = []
-            out.append(tracker.makeUpdate(.willHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
-                                          duration: 0, curve: .unknown, visible: false))
-            out.append(tracker.makeUpdate(.didHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
-                                          duration: 0, curve: .none, visible: false))
+            out.append(
+                tracker.makeUpdate(
+                    .willHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
+                    duration: 0, curve: .unknown, visible: false))
+            out.append(
+                tracker.makeUpdate(
+                    .didHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
+                    duration: 0, curve: .none, visible: false))
             reset()
         }
     }
@@ -319,8 +341,10 @@ private struct Entry: Sendable {
         switch phase {
         case .showing, .changing:
             let event: KeyboardEvent = phase == .showing ? .didShow : .didChangeFrame
-            out.append(tracker.makeUpdate(event, self, begin: begin, end: end, duration: duration,
-                                          curve: CurveFit.classify(samples), visible: true))
+            out.append(
+                tracker.makeUpdate(
+                    event, self, begin: begin, end: end, duration: duration,
+                    curve: CurveFit.classify(samples), visible: true))
             phase = .visible
             settled = end
             samples = []
@@ -332,8 +356,10 @@ private struct Entry: Sendable {
             begin = end
             samples = [CurveFit.Sample(time: time, frame: end)]
             deadline = time + tracker.settleInterval
-            out.append(tracker.makeUpdate(.willShow, self, begin: end, end: end, duration: 0, curve: .unknown,
-                                          visible: true))
+            out.append(
+                tracker.makeUpdate(
+                    .willShow, self, begin: end, end: end, duration: 0, curve: .unknown,
+                    visible: true))
         case .visible, .hidden:
             break
         }

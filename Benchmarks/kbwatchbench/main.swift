@@ -70,17 +70,13 @@ func main() throws {
     _ = keyboard
     let client = try XTestClient.connect(session.display)
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: Kbwatch.path)
-    process.arguments = ["--backend", "x11", "--format", "%e %x"]
-    var environment = ProcessInfo.processInfo.environment
-    for (key, value) in session.environment { environment[key] = value }
-    process.environment = environment
+    let process = Programs.process(
+        Kbwatch.path, ["--backend", "x11", "--format", "%e %x"], environment: session.environment)
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = FileHandle.nullDevice
     let tap = LineTap(pipe.fileHandleForReading)
-    try process.run()
+    try Programs.start(process)
     defer {
         process.terminate()
         process.waitUntilExit()

@@ -30,3 +30,7 @@ struct xkb_state *ka_xkb_state(struct xkb_keymap *keymap, struct _XDisplay *disp
     xcb_connection_t *connection = XGetXCBConnection(display);
     return connection ? xkb_x11_state_new_from_device(keymap, connection, device) : NULL;
 }
+
+int ka_xkb_is_group_change(const void *event) {
+    return ((const XkbAnyEvent *)event)->xkb_type == XkbStateNotify;
+}

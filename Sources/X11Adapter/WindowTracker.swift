@@ -65,9 +65,7 @@ final class WindowTracker {
     private var monitors: MonitorLayout
     /// The active input layout, carried on every shown keyboard's observation; nil without XKB.
     private var layouts: XkbLayout?
-    /// An XKB event or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
-    /// (`setxkbmap` changes the keymap and then the rules names; reading at the first of the two
-    /// would pair the new layout's name with the old one's code.)
+    /// A group switch or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
     private var layoutPending = false
 
     /// Events asked for on every followed window: its own geometry and mapping, and its properties.
@@ -150,7 +148,7 @@ final class WindowTracker {
             return
         }
         if let layouts, layouts.isLayoutEvent(event) {
-            layoutPending = true
+            if layouts.isGroupChange(event) { layoutPending = true }
             return
         }
         switch event.type {

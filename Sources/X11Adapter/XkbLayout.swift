@@ -1,5 +1,6 @@
 import CX11
 import CXkbCommon
+import CXkbX11
 import KeyboardAdapterCore
 
 /// The active input layout of the X server's core keyboard: its name from the keymap
@@ -28,6 +29,14 @@ final class XkbLayout {
 
     /// True for an XKB event (a new keymap, a keymap change, a group change).
     func isLayoutEvent(_ event: XEvent) -> Bool { event.type == eventCode }
+
+    /// Whether an XKB event is a group switch, which changes the active layout by itself. A new
+    /// keymap is not read on its own events: `setxkbmap` loads the keymap first and then writes
+    /// `_XKB_RULES_NAMES`, and reading in between would pair the new layout's name with the old
+    /// one's code. The layout is read again when the rules names change instead.
+    func isGroupChange(_ event: XEvent) -> Bool {
+        withUnsafePointer(to: event) { ka_xkb_is_group_change($0) != 0 }
+    }
 
     /// Reads the layout again; true when it changed. Keymaps change rarely (a `setxkbmap`, a group
     /// switch), so the keymap is simply read afresh each time rather than patched.

@@ -95,6 +95,10 @@ struct ReplayTests {
                 "field 't' has the wrong type"
             ),
             (
+                #"{"t":2,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":{"x":0,"y":9223372036854775800,"width":1,"height":1},"geometry":"derived"}"#,
+                "coordinates out of range in frame"
+            ),
+            (
                 #"{"t":2,"keyboard":{"id":"k","name":"n","kind":"robot"},"frame":null,"geometry":"derived"}"#,
                 "field 'keyboard.kind': Cannot initialize KeyboardKind from invalid String value robot"
             ),
@@ -170,7 +174,7 @@ struct ReplayTests {
         #expect(throws: BackendFailure.self) { try backend.start(sink: NullSink()) }
     }
 
-    @Test("blank lines are skipped and invalid UTF-8 is an error with its line, not a crash")
+    @Test("blank lines are skipped; a line of raw bytes (invalid UTF-8, escapes) is rejected with its number, not a crash")
     func blankAndBinaryLines() throws {
         let path = NSTemporaryDirectory() + "replay-\(UUID().uuidString).jsonl"
         var data = Data((sampleRecording().split(separator: "\n").prefix(2).joined(separator: "\n\n") + "\n").utf8)

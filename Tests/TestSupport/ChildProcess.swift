@@ -19,12 +19,7 @@ public final class ChildProcess: @unchecked Sendable {
     ) throws {
         guard let path = Programs.find(executable) else { throw TestFailure("program not found: \(executable)") }
         self.executable = executable
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        let process = Programs.process(path, arguments, environment: environment)
         let name = (executable as NSString).lastPathComponent
         logPath = (directory as NSString).appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8)).log")
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -32,7 +27,7 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         if stdinNull { process.standardInput = FileHandle.nullDevice }
-        try withDefaultSignalMask { try process.run() }
+        try Programs.start(process)
         self.process = process
         pid = process.processIdentifier
     }
@@ -132,23 +127,37 @@ public enum Programs {
         timeout: Double = 20
     ) throws -> (status: Int32, output: String) {
         guard let path = find(executable) else { throw TestFailure("program not found: \(executable)") }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        let process = Programs.process(path, arguments, environment: environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try withDefaultSignalMask { try process.run() }
+        try Programs.start(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         if !Wait.until(timeout: timeout, { !process.isRunning }) {
             kill(process.processIdentifier, SIGKILL)
             throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
         }
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension Programs {
+    /// A process for the program at `path`, with the test process's environment changed by
+    /// `environment` (a nil value removes a variable). Start it with `Programs.start(_:)`.
+    public static func process(_ path: String, _ arguments: [String], environment: [String: String?]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        return process
+    }
+
+    /// Starts `process` with no signal blocked (see `withDefaultSignalMask`).
+    public static func start(_ process: Process) throws {
+        try withDefaultSignalMask { try process.run() }
     }
 }
 

@@ -62,10 +62,12 @@ public final class Fcitx5: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Focuses the entry and types the Unicode-input hotkey and `word`: the candidate window opens.
+    /// Focuses the entry, empties it, and types the Unicode-input hotkey and `word`: the candidate
+    /// window opens (once the entry's input context has reached fcitx5).
     public func openCandidates(typing word: String = "smile") throws {
         let id = String(entryWindow)
         try session.run("xdotool", ["windowactivate", "--sync", id])
+        try session.run("xdotool", ["key", "Escape", "ctrl+a", "BackSpace"])
         // Real key events (XTEST), not --window, which sends synthetic ones that GTK ignores.
         try session.run("xdotool", ["key", "ctrl+alt+shift+u"])
         try session.run("xdotool", ["type", "--delay", "30", word])

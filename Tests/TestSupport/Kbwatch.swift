@@ -37,12 +37,7 @@ public enum Kbwatch {
         _ arguments: [String], environment: [String: String?] = [:], timeout: Double = 30,
         whileRunning: ((Int32) -> Void)? = nil
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        let process = Programs.process(path, arguments, environment: environment)
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -51,7 +46,7 @@ public enum Kbwatch {
         let collected = Collected()
         out.fileHandleForReading.readabilityHandler = { collected.append(out: $0.availableData) }
         err.fileHandleForReading.readabilityHandler = { collected.append(err: $0.availableData) }
-        try process.run()
+        try Programs.start(process)
         whileRunning?(process.processIdentifier)
         guard Wait.until(timeout: timeout, { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)

@@ -38,9 +38,13 @@ struct InputMethodTests {
 
         let fcitx = try Fcitx5(on: h.session)
         defer { fcitx.stop() }
-        try fcitx.openCandidates()
-        try Wait.require("the candidate panel shown", timeout: 15) {
-            seen.withLock { $0.contains { $0.event == .didShow && $0.keyboard.kind == .inputMethodPanel } }
+        // The entry's input context reaches fcitx5 over D-Bus some time after the window maps; keys
+        // typed before that go to the entry itself. Try again (from a clean entry) until it works.
+        try Wait.require("the candidate panel shown", timeout: 40) {
+            try? fcitx.openCandidates()
+            return Wait.until(timeout: 4) {
+                seen.withLock { $0.contains { $0.event == .didShow && $0.keyboard.kind == .inputMethodPanel } }
+            }
         }
         let panel = try #require(seen.withLock { $0.last { $0.keyboard.kind == .inputMethodPanel } })
         #expect(panel.keyboard.name == "fcitx5")

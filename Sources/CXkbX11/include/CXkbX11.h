@@ -24,4 +24,8 @@ struct xkb_keymap *ka_xkb_keymap(struct xkb_context *context, struct _XDisplay *
 /* The core keyboard's current state (its effective group among others), or NULL. */
 struct xkb_state *ka_xkb_state(struct xkb_keymap *keymap, struct _XDisplay *display, int32_t device);
 
+/* Whether an XKB event (an XEvent whose type is XKB's event code) reports a change of the
+   active group, as opposed to a new or changed keymap. */
+int ka_xkb_is_group_change(const void *event);
+
 #endif

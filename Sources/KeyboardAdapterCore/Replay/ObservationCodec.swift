@@ -29,6 +29,9 @@ public enum ObservationCodec {
         public var description: String { "line \(line): \(reason)" }
     }
 
+    /// The largest coordinate or size a line may hold (2^30): far beyond any screen, far from overflow.
+    public static let coordinateLimit = 1 << 30
+
     /// One line of the format, without its trailing newline; fields in the documented order.
     public static func encode(_ observation: Observation, relativeTo origin: Double) -> String {
         let o = observation
@@ -67,8 +70,14 @@ public enum ObservationCodec {
             throw LineError(line: lineNumber, reason: "time goes backwards (\(line.t) after \(previousTime))")
         }
         for (name, rect) in [("frame", line.frame), ("output", line.output?.rect)] {
-            if let rect, rect.width < 0 || rect.height < 0 {
+            guard let rect else { continue }
+            if rect.width < 0 || rect.height < 0 {
                 throw LineError(line: lineNumber, reason: "negative size in \(name) (\(rect.width)x\(rect.height))")
+            }
+            // Display servers use 16- and 32-bit coordinates; anything larger is not a real frame
+            // (and would overflow the frame arithmetic).
+            if ![rect.x, rect.y, rect.width, rect.height].allSatisfy({ abs($0) <= Self.coordinateLimit }) {
+                throw LineError(line: lineNumber, reason: "coordinates out of range in \(name)")
             }
         }
         if line.keyboard.id.isEmpty {

@@ -153,8 +153,14 @@ public final class X11Backend: KeyboardBackend {
             guard let current = running else { return }
             var one: UInt8 = 1
             _ = write(current.wakePipe.write, &one, 1)
-            pthread_join(current.thread, nil)
-            close(current.wakePipe.read)
+            if pthread_equal(current.thread, pthread_self()) != 0 {
+                // Called from a sink callback on the event thread itself (a manager released
+                // there): the loop ends when the callback returns; it cannot be waited for here.
+                pthread_detach(current.thread)
+            } else {
+                pthread_join(current.thread, nil)
+            }
+            // The read end belongs to the event loop, which closes it when it ends.
             close(current.wakePipe.write)
             running = nil
         }
@@ -226,6 +232,7 @@ private final class EventLoop {
     }
 
     func run() {
+        defer { close(wakeFD) }
         var fds = [
             pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),

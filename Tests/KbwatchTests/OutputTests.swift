@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+import Synchronization
 import TestSupport
 import Testing
 
@@ -180,5 +181,36 @@ struct OutputTests {
             kill(pid, SIGTERM)
         }
         #expect(result.status == 0 && result.stdout.hasSuffix("\n") && !result.lines.isEmpty)
+    }
+
+    @Test("--replay - reads standard input as it comes, and SIGINT ends it even while the pipe stays open")
+    func replayFromOpenPipe() throws {
+        let process = Programs.process(Kbwatch.path, ["--replay", "-", "--format", "%e"], environment: [:])
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = Recordings.showMoveHide.map { ObservationCodec.encode($0, relativeTo: 0) }
+        try Programs.start(process)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        input.fileHandleForWriting.write(Data((lines[0] + "\n").utf8))
+        let received = Mutex("")
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            received.withLock { $0 += text }
+        }
+        try Wait.require("willShow from the first line on stdin", timeout: 10) {
+            received.withLock { $0 } == "willShow\n"
+        }
+        // The replay's clock is the recording's: the show settles when a later line says time has passed.
+        input.fileHandleForWriting.write(Data((lines[1] + "\n").utf8))
+        try Wait.require("didShow, then the move, from the second line", timeout: 10) {
+            received.withLock { $0 } == "willShow\ndidShow\nwillChangeFrame\n"
+        }
+        kill(process.processIdentifier, SIGINT)
+        try Wait.require("kbwatch to exit on SIGINT with its stdin still open", timeout: 5) { !process.isRunning }
+        #expect(process.terminationStatus == 0)
+        output.fileHandleForReading.readabilityHandler = nil
     }
 }

@@ -174,7 +174,9 @@ struct ReplayTests {
         #expect(throws: BackendFailure.self) { try backend.start(sink: NullSink()) }
     }
 
-    @Test("blank lines are skipped; a line of raw bytes (invalid UTF-8, escapes) is rejected with its number, not a crash")
+    @Test(
+        "blank lines are skipped; a line of raw bytes (invalid UTF-8, escapes) is rejected with its number, not a crash"
+    )
     func blankAndBinaryLines() throws {
         let path = NSTemporaryDirectory() + "replay-\(UUID().uuidString).jsonl"
         var data = Data((sampleRecording().split(separator: "\n").prefix(2).joined(separator: "\n\n") + "\n").utf8)

@@ -80,6 +80,8 @@ public final class KeyboardManager: Sendable {
     }
 
     deinit {
+        // The last reference may be dropped on the backend's own thread, inside a sink call:
+        // backends' stop() then only asks their thread to end instead of waiting for it.
         backend.stop()
         let leftovers = state.withLock { state -> ([AsyncStream<KeyboardSnapshot>.Continuation], SettleTimer?) in
             defer { state.streams.removeAll() }
@@ -94,13 +96,16 @@ public final class KeyboardManager: Sendable {
     /// Starts the backend. The keyboards already visible are reported as shown. Calling it while
     /// running does nothing; throws when the backend cannot start.
     public func start() throws {
-        let generation: Int? = state.withLock { state in
-            guard !state.running else { return nil }
+        let (generation, ranBefore): (Int?, Bool) = state.withLock { state in
+            guard !state.running else { return (nil, false) }
             state.running = true
             state.generation += 1
-            return state.generation
+            return (state.generation, state.generation > 1)
         }
         guard let generation else { return }
+        // A backend that stopped by itself (its display server died) may still hold its old
+        // state; stopping it first (idempotent) lets it start afresh.
+        if ranBefore { backend.stop() }
         do {
             try backend.start(sink: ManagerSink(manager: self, generation: generation))
         } catch {
@@ -161,7 +166,7 @@ public final class KeyboardManager: Sendable {
     /// or false as set here, nil when never set. Set it whenever a text field gains or loses focus.
     public var textInputActive: Bool? {
         get { state.withLock { $0.tracker.appTextInputActive } }
-        set { processing.async { self.state.withLock { $0.tracker.appTextInputActive = newValue } } }
+        set { state.withLock { $0.tracker.appTextInputActive = newValue } }
     }
 
     /// Asks every visible on-screen keyboard (not input-method panels) to hide, or only the one

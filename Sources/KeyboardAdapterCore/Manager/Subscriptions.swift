@@ -86,7 +86,8 @@ public final class KeyboardSubscription: Sendable, Hashable {
     }
 
     /// Unsubscribes every closure of this token. After it returns, none of them is called again,
-    /// even from a delivery already under way on another thread.
+    /// except a call already under way on the callback queue at that moment (cancelling from
+    /// inside a callback, or from the callback queue itself, is exact).
     public func cancel() {
         let taken = ids.withLock { ids -> [Int] in
             defer { ids.removeAll() }

@@ -30,6 +30,12 @@ public final class RecordingBackend: KeyboardBackend {
 
     /// Stops the wrapped backend.
     public func stop() { wrapped.stop() }
+    /// Passed to the wrapped backend.
+    public func setAppIdentity(_ identity: AppIdentity) { wrapped.setAppIdentity(identity) }
+    /// Passed to the wrapped backend.
+    public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
+        try wrapped.requestHide(of: keyboard)
+    }
 }
 
 private struct RecordingSink: ObservationSink {

@@ -37,6 +37,20 @@ public final class ReplayBackend: KeyboardBackend {
     private struct Control: Sendable {
         var stopping = false
         var thread: Thread.Done?
+        /// The playing thread, to tell a `stop()` made from a sink callback on it.
+        var playing: pthread_t?
+        /// Written once by `stop()` to end a blocked read; both ends stay open until the playing
+        /// thread is over (a write to a pipe without reader would raise SIGPIPE).
+        var wakePipe: (read: Int32, write: Int32)?
+    }
+
+    deinit {
+        control.withLock { control in
+            if let pipe = control.wakePipe {
+                close(pipe.read)
+                close(pipe.write)
+            }
+        }
     }
 
     /// Creates a replay of `source` at `speed`.
@@ -66,13 +80,27 @@ public final class ReplayBackend: KeyboardBackend {
 
     /// Starts playing on a thread of its own.
     public func start(sink: any ObservationSink) throws {
-        let lines = try LineReader(source)
+        var wakePipe: [Int32] = [-1, -1]
+        guard pipe(&wakePipe) == 0 else {
+            throw BackendFailure(
+                backend: name, kind: .other, reason: "pipe failed: \(String(cString: strerror(errno)))")
+        }
+        let lines: LineReader
+        do {
+            lines = try LineReader(source, wakeFD: wakePipe[0])
+        } catch {
+            close(wakePipe[0])
+            close(wakePipe[1])
+            throw error
+        }
         let done = Thread.Done()
         control.withLock {
             $0.stopping = false
             $0.thread = done
+            $0.wakePipe = (wakePipe[0], wakePipe[1])
         }
         let thread = Thread { [self] in
+            control.withLock { $0.playing = pthread_self() }
             play(lines, into: sink)
             done.signal()
         }
@@ -82,12 +110,26 @@ public final class ReplayBackend: KeyboardBackend {
 
     /// Stops playing; returns once the playing thread has made its last call to the sink.
     public func stop() {
-        let done = control.withLock { control -> Thread.Done? in
+        let (done, onPlayingThread) = control.withLock { control -> (Thread.Done?, Bool) in
             control.stopping = true
-            return control.thread
+            if let pipe = control.wakePipe {
+                var one: UInt8 = 1
+                _ = write(pipe.write, &one, 1)
+            }
+            return (control.thread, control.playing.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
         }
         wake.signal()
+        // From a sink callback on the playing thread, the loop ends when the callback returns
+        // (and the pipe is closed with the backend).
+        guard !onPlayingThread else { return }
         done?.wait()
+        control.withLock { control in
+            if let pipe = control.wakePipe {
+                close(pipe.read)
+                close(pipe.write)
+                control.wakePipe = nil
+            }
+        }
     }
 
     private var stopping: Bool { control.withLock { $0.stopping } }
@@ -115,9 +157,12 @@ public final class ReplayBackend: KeyboardBackend {
             sink.deliver(observation)
         }
         if let error = lines.error {
-            sink.finish(failure: BackendFailure(backend: name, kind: .malformedInput, reason: error))
+            guard settleAll(into: sink, wallStart: wallStart) else { return }
+            sink.finish(
+                failure: BackendFailure(backend: name, kind: .malformedInput, reason: "line \(number + 1): \(error)"))
             return
         }
+        guard !stopping else { return }
         guard settleAll(into: sink, wallStart: wallStart) else { return }
         sink.finish(failure: nil)
     }
@@ -166,57 +211,98 @@ extension Thread {
     }
 }
 
-/// Reads a recording line by line, so that a huge file or a pipe is never loaded whole.
+/// Reads a recording line by line, so that a huge file or a pipe is never loaded whole. Blocks
+/// in `poll()` on the recording and a wake pipe, so that a replay from a pipe that stays open
+/// (`--replay -`) still stops at once. Used only by the playing thread once created.
 final class LineReader: @unchecked Sendable {
-    private let handle: FileHandle?
-    private var buffer = Data()
+    /// The longest line accepted; a longer one is an error, not unbounded memory.
+    static let maximumLineLength = 1 << 20
+
+    private let fd: Int32?
+    private let ownsFD: Bool
+    private let wakeFD: Int32
+    private var buffer: [UInt8] = []
     private var pending: [String]
     private var atEnd = false
     /// Set when reading failed part-way (not for malformed lines, which the codec reports).
     private(set) var error: String?
 
-    init(_ source: ReplayBackend.Source) throws {
+    /// Opens `source`; `wakeFD` (owned by the caller, open as long as this reader) becomes
+    /// readable when the replay is stopped.
+    init(_ source: ReplayBackend.Source, wakeFD: Int32) throws {
+        self.wakeFD = wakeFD
         switch source {
         case .text(let text):
-            handle = nil
+            fd = nil
+            ownsFD = false
             pending = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if pending.last == "" { pending.removeLast() }
             atEnd = true
         case .file(let path):
             pending = []
             if path == "-" {
-                handle = FileHandle.standardInput
+                fd = 0
+                ownsFD = false
             } else {
-                guard let opened = FileHandle(forReadingAtPath: path) else {
-                    throw BackendFailure(backend: "replay", kind: .malformedInput, reason: "cannot open \(path)")
+                let opened = open(path, O_RDONLY | O_CLOEXEC)
+                guard opened >= 0 else {
+                    throw BackendFailure(
+                        backend: "replay", kind: .malformedInput,
+                        reason: "cannot open \(path): \(String(cString: strerror(errno)))")
                 }
-                handle = opened
+                fd = opened
+                ownsFD = true
             }
         }
     }
 
-    /// The next line without its newline (invalid UTF-8 decoded lossily), or nil at the end.
+    deinit {
+        if ownsFD, let fd { close(fd) }
+    }
+
+    /// The next line without its newline (invalid UTF-8 decoded lossily), or nil at the end, on
+    /// an error, or when stopped.
     func next() -> String? {
         if !pending.isEmpty { return pending.removeFirst() }
-        guard let handle else { return nil }
+        guard let fd else { return nil }
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = buffer[buffer.startIndex..<newline]
-                buffer.removeSubrange(buffer.startIndex...newline)
-                return String(decoding: line, as: UTF8.self)
+                defer { buffer.removeSubrange(0...newline) }
+                return String(decoding: buffer[0..<newline], as: UTF8.self)
+            }
+            if buffer.count > Self.maximumLineLength {
+                error = "a line longer than \(Self.maximumLineLength) bytes"
+                buffer.removeAll()
+                atEnd = true
+                return nil
             }
             if atEnd {
                 guard !buffer.isEmpty else { return nil }
                 defer { buffer.removeAll() }
                 return String(decoding: buffer, as: UTF8.self)
             }
-            do {
-                let chunk = try handle.read(upToCount: 64 * 1024) ?? Data()
-                if chunk.isEmpty { atEnd = true } else { buffer.append(chunk) }
-            } catch {
-                self.error = "read error: \(error.localizedDescription)"
-                atEnd = true
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
+            ]
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                error = "poll failed: \(String(cString: strerror(errno)))"
+                return nil
+            }
+            // Stopped: nothing more is read.
+            if fds[1].revents != 0 { return nil }
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                error = "read error: \(String(cString: strerror(errno)))"
                 buffer.removeAll()
+                atEnd = true
+            } else if count == 0 {
+                atEnd = true
+            } else {
+                buffer.append(contentsOf: chunk[0..<count])
             }
         }
     }

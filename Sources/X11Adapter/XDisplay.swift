@@ -130,9 +130,13 @@ final class XDisplay {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        XCloseDisplay(handle)
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
-        XErrorHooks.connections.withLock { _ = $0.removeValue(forKey: key) }
+        XCloseDisplay(handle)
+        // Another thread may already have opened a connection at the freed address: only this
+        // connection's own entry is removed, never the newcomer's.
+        XErrorHooks.connections.withLock { [health] connections in
+            if connections[key] === health { connections.removeValue(forKey: key) }
+        }
         exitContext.release()
     }
 

@@ -161,8 +161,9 @@ struct OutputTests {
     func interrupt() throws {
         let path = Recordings.write(Recordings.moving(seconds: 20))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try Kbwatch.run(["--replay", path, "--json", "--settle", "10"], timeout: 15) { pid in
-            Thread.sleep(forTimeInterval: 1.2)
+        let result = try Kbwatch.run(["--replay", path, "--json", "--settle", "10"], timeout: 30) { pid, stdout in
+            // Mid-stream: once some lines are out, long before the 20 s recording ends.
+            Wait.until(timeout: 15) { stdout().split(separator: "\n").count >= 10 }
             kill(pid, SIGINT)
         }
         #expect(result.status == 0)
@@ -176,8 +177,8 @@ struct OutputTests {
     func terminate() throws {
         let path = Recordings.write(Recordings.moving(seconds: 20))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try Kbwatch.run(["--replay", path, "--format", "%e"], timeout: 15) { pid in
-            Thread.sleep(forTimeInterval: 0.6)
+        let result = try Kbwatch.run(["--replay", path, "--format", "%e"], timeout: 30) { pid, stdout in
+            Wait.until(timeout: 15) { stdout().split(separator: "\n").count >= 4 }
             kill(pid, SIGTERM)
         }
         #expect(result.status == 0 && result.stdout.hasSuffix("\n") && !result.lines.isEmpty)

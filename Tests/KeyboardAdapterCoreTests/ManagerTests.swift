@@ -20,9 +20,11 @@ struct LiveRig {
         drain()
     }
 
-    /// Waits for settle timers to fire and for the callback queue to run what they queued.
+    /// Waits until every transition has settled (the manager's own timers fired), then for the
+    /// callback queue to run what was queued. Gives up after 10 s, which the expectations then show.
     func drain() {
-        Thread.sleep(forTimeInterval: 0.06)
+        let end = Date().addingTimeInterval(10)
+        while !manager.isSettled && Date() < end { Thread.sleep(forTimeInterval: 0.002) }
         queue.sync {}
     }
 }

@@ -35,7 +35,7 @@ public enum Kbwatch {
     /// variable), and waits for it to exit.
     public static func run(
         _ arguments: [String], environment: [String: String?] = [:], timeout: Double = 30,
-        whileRunning: ((Int32) -> Void)? = nil
+        whileRunning: ((_ pid: Int32, _ stdoutSoFar: () -> String) -> Void)? = nil
     ) throws -> Result {
         let process = Programs.process(path, arguments, environment: environment)
         let out = Pipe()
@@ -47,7 +47,7 @@ public enum Kbwatch {
         out.fileHandleForReading.readabilityHandler = { collected.append(out: $0.availableData) }
         err.fileHandleForReading.readabilityHandler = { collected.append(err: $0.availableData) }
         try Programs.start(process)
-        whileRunning?(process.processIdentifier)
+        whileRunning?(process.processIdentifier) { String(decoding: collected.values.0, as: UTF8.self) }
         guard Wait.until(timeout: timeout, { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

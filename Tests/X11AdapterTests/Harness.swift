@@ -15,7 +15,7 @@ final class Harness {
     /// printing why, when a needed program is missing outside CI.
     static func make(
         openbox: Bool, programs: [String], rules: KeyboardRules = .builtIn, startBackend: Bool = true,
-        server: X11Session.Server = .xvfb, width: Int = 1280, height: Int = 800,
+        server: X11Session.Server = .xvfb, width: Int = 1280, height: Int = 800, settleInterval: Double = 0.05,
         setUp: (X11Session) throws -> Void = { _ in }
     ) throws -> Harness? {
         let serverProgram = server == .xvfb ? "Xvfb" : "Xorg"
@@ -28,15 +28,15 @@ final class Harness {
         let session = try X11Session(width: width, height: height, server: server)
         try setUp(session)
         if openbox { try session.startWindowManager() }
-        let harness = Harness(session: session, rules: rules)
+        let harness = Harness(session: session, rules: rules, settleInterval: settleInterval)
         if startBackend { try harness.backend.start(sink: harness.sink) }
         return harness
     }
 
-    private init(session: X11Session, rules: KeyboardRules) {
+    private init(session: X11Session, rules: KeyboardRules, settleInterval: Double) {
         self.session = session
         backend = X11Backend(displayName: session.display, rules: rules)
-        sink = TrackingSink()
+        sink = TrackingSink(settleInterval: settleInterval)
     }
 
     deinit {

@@ -49,13 +49,18 @@ struct InputMethodTests {
         let panel = try #require(seen.withLock { $0.last { $0.keyboard.kind == .inputMethodPanel } })
         #expect(panel.keyboard.name == "fcitx5")
         #expect(!panel.isDocked)
-        // The list may still grow after it maps: compare with the server once it has settled.
-        Thread.sleep(forTimeInterval: 0.3)
-        let settled = try #require(manager.visibleKeyboards.first { $0.keyboard.kind == .inputMethodPanel })
-        let info = try #require(try h.session.xwininfo(try windowID(settled.keyboard)))
-        #expect(settled.frame == Rect(x: info.x, y: info.y, width: info.width, height: info.height))
+        // The list may still grow after it maps: wait until the manager's frame is the server's.
+        var settled: KeyboardState?
+        try Wait.require("the panel's frame to equal xwininfo's", timeout: 10) {
+            guard let panel = manager.visibleKeyboards.first(where: { $0.keyboard.kind == .inputMethodPanel }),
+                let window = try? windowID(panel.keyboard), let info = try? h.session.xwininfo(window)
+            else { return false }
+            settled = panel
+            return panel.frame == Rect(x: info.x, y: info.y, width: info.width, height: info.height)
+        }
+        let panelFrame = try #require(settled).frame
         #expect(manager.visibleKeyboards.count == 2)
-        #expect(manager.coveredRegion() == keyboard.endFrame.union(settled.frame))
+        #expect(manager.coveredRegion() == keyboard.endFrame.union(panelFrame))
         #expect(manager.coveredRegion(includingPanels: false) == keyboard.endFrame)
         #expect(manager.currentFrame == keyboard.endFrame)
 

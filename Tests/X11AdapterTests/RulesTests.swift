@@ -8,7 +8,7 @@ import Testing
 /// Keyboard rules, struts and docking: pure logic, no server.
 @Suite("X11 rules and docking")
 struct RulesTests {
-    @Test("built-in rules recognise each keyboard as the field study saw it, and nothing else")
+    @Test("built-in rules recognise each keyboard by what its windows set, and nothing else")
     func builtIn() {
         let rules = KeyboardRules.builtIn
         let onboard = X11WindowDescription(
@@ -97,7 +97,7 @@ struct RulesTests {
 
     @Test("struts are validated against the screen; matchbox-keyboard's 64-bit garbage is no strut")
     func struts() {
-        // onboard docked at the bottom of 1280x800, as the field study recorded it.
+        // onboard docked at the bottom of 1280x800, with the struts it sets there.
         #expect(
             Strut(partial: [0, 0, 0, 205, 0, 0, 0, 0, 0, 0, 0, 1279], plain: [0, 0, 0, 205], width: 1280, height: 800)
                 == Strut(edge: .bottom, size: 205))

@@ -256,6 +256,10 @@ public final class KeyboardManager: Sendable {
         return stream
     }
 
+    /// True when everything delivered so far is processed and no transition waits to settle
+    /// (what was emitted is then queued for the callbacks).
+    var isSettled: Bool { processing.sync { state.withLock { $0.tracker.nextDeadline == nil } } }
+
     /// The number of closures registered (for diagnostics and tests).
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 

@@ -72,7 +72,9 @@ public struct KeyboardTracker: Sendable {
         let id = observation.keyboard.id
         var entry = entries[id] ?? Entry(identity: observation.keyboard)
         entry.apply(observation, tracker: context, into: &out)
-        entries[id] = entry
+        // A hidden keyboard with no slide-in under way has nothing to remember: dropping it keeps
+        // the table as small as the set of visible keyboards (X11 window ids come and go).
+        entries[id] = entry.isForgettable ? nil : entry
         out += advance(to: observation.time)
         return out
     }
@@ -159,6 +161,9 @@ private struct Entry: Sendable {
     init(identity: KeyboardIdentity) { self.identity = identity }
 
     var isVisible: Bool { phase == .showing || phase == .visible || phase == .changing }
+
+    /// Hidden, with no off-screen frame kept as the start of a slide-in, and nothing pending.
+    var isForgettable: Bool { phase == .hidden && offScreen == nil && deadline == nil }
 
     var state: KeyboardState {
         KeyboardState(

@@ -84,6 +84,14 @@ struct KeyboardReports: Sendable {
             keyboards = InsetClassifier.keyboards(insets, baseline: entry.classifier.baseline!, output: output.frame)
         }
         var out: [Observation] = []
+        // Keyboard ids carry the output's name: when the output is renamed, the keyboards
+        // reported under the old name are hidden before they reappear under the new one.
+        if let previous = entry.reportedOutput, previous.name != output.name {
+            for edge in entry.reported.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+                out.append(observation(edge: edge, frame: nil, output: previous, time: time))
+            }
+            entry.reported = [:]
+        }
         let shown = Dictionary(uniqueKeysWithValues: keyboards.map { ($0.edge, $0.frame) })
         for edge in entry.reported.keys.sorted(by: { $0.rawValue < $1.rawValue }) where shown[edge] == nil {
             out.append(observation(edge: edge, frame: nil, output: entry.reportedOutput ?? output, time: time))

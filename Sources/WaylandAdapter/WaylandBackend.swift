@@ -49,6 +49,8 @@ public final class WaylandBackend: KeyboardBackend {
         name: "wayland", hint: BackendSessionHint(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland", priority: 1),
         make: { WaylandBackend() })
 
+    deinit { stop() }
+
     /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or
     /// at `WAYLAND_DISPLAY` when nil. Nothing connects until `availability()` or `start(sink:)`.
     public init(display: String? = nil) {

@@ -48,15 +48,17 @@ final class WaylandSession {
     private func bindGlobal(_ name: UInt32, _ interface: String, _ version: UInt32) {
         let r = registry.proxy
         switch interface {
-        case "wl_compositor":
+        // One of each global is bound; a second announcement of the same interface is ignored
+        // (binding it again would leak the first proxy).
+        case "wl_compositor" where compositor == nil:
             compositor = OpaquePointer(wl_registry_bind(r, name, ka_wl_compositor_interface(), min(version, 4)))
-        case Self.layerShellInterface:
+        case Self.layerShellInterface where layerShell == nil:
             layerShell = OpaquePointer(wl_registry_bind(r, name, ka_zwlr_layer_shell_v1_interface(), min(version, 4)))
-        case "xdg_wm_base":
+        case "xdg_wm_base" where wmBase == nil:
             let base = OpaquePointer(wl_registry_bind(r, name, ka_xdg_wm_base_interface(), min(version, 2)))!
             wmBase = base
             ka_wm_base_add_listener(base, wmBaseListener, nil)
-        case "zxdg_output_manager_v1":
+        case "zxdg_output_manager_v1" where outputManager == nil:
             outputManager = OpaquePointer(
                 wl_registry_bind(r, name, ka_zxdg_output_manager_v1_interface(), min(version, 3)))
         case "wl_seat" where seat == nil:

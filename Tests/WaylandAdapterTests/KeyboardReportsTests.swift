@@ -99,6 +99,18 @@ struct KeyboardReportsTests {
         #expect(reports.outputChanged(1, to: moved, time: 3).isEmpty)
     }
 
+    @Test("a renamed output: its keyboard hides under the old id and shows under the new one")
+    func outputRenamed() {
+        var reports = Self.shown()
+        _ = reports.usableAreaChanged(1, to: Self.docked, time: 1)
+        let renamed = Output(name: "HDMI-A-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+        #expect(
+            Self.lines(reports.outputChanged(1, to: renamed, time: 2)) == [
+                "wayland:HEADLESS-1:bottom hidden HEADLESS-1 nil derived docked=true edge=bottom",
+                "wayland:HDMI-A-1:bottom 0,560 1280x240 HDMI-A-1 nil derived docked=true edge=bottom",
+            ])
+    }
+
     @Test("a layout change re-delivers shown keyboards with the layout; nothing when none is shown")
     func layoutChanged() {
         var reports = Self.shown()

@@ -71,10 +71,12 @@ private func query(_ data: UnsafeMutableRawPointer?) -> OriginQuery {
     Unmanaged<OriginQuery>.fromOpaque(data!).takeUnretainedValue()
 }
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let xdgSurfaceListener = permanent(
     ka_xdg_surface_listener(
         configure: { data, _, _ in query(data).configured() }))
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let popupListener = permanent(
     ka_xdg_popup_listener(
         configure: { data, _, x, y, _, _ in query(data).placed(x: x, y: y) },

@@ -94,6 +94,7 @@ nonisolated(unsafe) private let outputListener = permanent(
         name: { data, _, name in watched(data).named(String(cString: name!)) },
         description: { _, _, _ in }))
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let xdgOutputListener = permanent(
     ka_xdg_output_listener(
         logical_position: { data, _, x, y in watched(data).logical(x: x, y: y) },

@@ -43,6 +43,7 @@ private func registry(_ data: UnsafeMutableRawPointer?) -> Registry {
     Unmanaged<Registry>.fromOpaque(data!).takeUnretainedValue()
 }
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let registryListener = permanent(
     wl_registry_listener(
         global: { data, _, name, interface, version in

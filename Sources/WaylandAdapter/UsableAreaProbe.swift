@@ -123,6 +123,7 @@ private func probe(_ data: UnsafeMutableRawPointer?) -> UsableAreaProbe {
     Unmanaged<UsableAreaProbe>.fromOpaque(data!).takeUnretainedValue()
 }
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let layerSurfaceListener = permanent(
     ka_layer_surface_listener(
         configure: { data, _, serial, width, height in

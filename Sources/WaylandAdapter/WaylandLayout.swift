@@ -101,11 +101,13 @@ private func seatLayout(_ data: UnsafeMutableRawPointer?) -> SeatLayout {
     Unmanaged<SeatLayout>.fromOpaque(data!).takeUnretainedValue()
 }
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let seatListener = permanent(
     wl_seat_listener(
         capabilities: { data, _, caps in seatLayout(data).capabilities(caps) },
         name: { _, _, _ in }))
 
+// A C listener table: written once, then only read by libwayland on the loop thread.
 nonisolated(unsafe) private let keyboardListener = permanent(
     wl_keyboard_listener(
         keymap: { data, _, format, fd, size in seatLayout(data).keymap(format: format, fd: fd, size: size) },

@@ -36,6 +36,7 @@ public final class KeyboardManager: Sendable {
     private let state: Mutex<State>
     private let delegateBox = Mutex(DelegateBox())
 
+    // Only touched under `delegateBox`'s mutex; the delegate is called on the main actor only.
     private struct DelegateBox: @unchecked Sendable {
         weak var delegate: (any KeyboardManagerDelegate)?
     }

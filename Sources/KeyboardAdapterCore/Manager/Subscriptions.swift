@@ -113,6 +113,7 @@ public final class KeyboardSubscription: Sendable, Hashable {
 /// A weak reference that can be shared across threads.
 final class WeakManager: Sendable {
     private let box: Mutex<WeakBox>
+    // Only ever read and written under the mutex; the weak reference itself is atomic.
     private struct WeakBox: @unchecked Sendable { weak var value: KeyboardManager? }
     init(_ value: KeyboardManager) { box = Mutex(WeakBox(value: value)) }
     var value: KeyboardManager? { box.withLock { $0.value } }

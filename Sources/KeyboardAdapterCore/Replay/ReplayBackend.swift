@@ -213,7 +213,8 @@ extension Thread {
 
 /// Reads a recording line by line, so that a huge file or a pipe is never loaded whole. Blocks
 /// in `poll()` on the recording and a wake pipe, so that a replay from a pipe that stays open
-/// (`--replay -`) still stops at once. Used only by the playing thread once created.
+/// (`--replay -`) still stops at once. Used only by the playing thread once created, which is
+/// what makes handing it to that thread safe.
 final class LineReader: @unchecked Sendable {
     /// The longest line accepted; a longer one is an error, not unbounded memory.
     static let maximumLineLength = 1 << 20

@@ -58,7 +58,7 @@ let package = Package(
             path: "Benchmarks/kbwatchbench"),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
-        .target(name: "TestSupport", dependencies: ["CX11"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["CX11", "KeyboardAdapterCore"], path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),

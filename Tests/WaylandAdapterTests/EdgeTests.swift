@@ -22,7 +22,7 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let sink = TrackingSink()
+            let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             try backend.start(sink: sink)
             defer { backend.stop() }

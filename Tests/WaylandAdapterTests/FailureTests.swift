@@ -22,7 +22,7 @@ extension WaylandIntegration {
                         reason: "compositor at \(weston.socket) lacks zwlr_layer_shell_v1; "
                             + "on-screen keyboard geometry is not observable "
                             + "(its zwp_input_panel_v1 is private to the compositor's own input method)"))
-            #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink()) }
+            #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink(backendName: "wayland")) }
             backend.stop()
             #expect(backend.diagnose().contains { $0.contains("zwlr_layer_shell_v1") })
             #expect(weston.process.isRunning)
@@ -45,7 +45,7 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let sink = TrackingSink()
+            let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             try backend.start(sink: sink)
             defer { backend.stop() }
@@ -56,14 +56,14 @@ extension WaylandIntegration {
             try sink.waitForUpdates(2, "wvkbd shown")
 
             sway.process.signal(SIGKILL)
-            try Wait.require("the backend to report the lost compositor", timeout: 10) { !sink.finished.isEmpty }
+            try Wait.require("the backend to report the lost compositor", timeout: 10) { !sink.failures.isEmpty }
             #expect(sink.events == [.willShow, .didShow, .willHide, .didHide])
             #expect(sink.observations.last?.frame == nil)
-            let failure = try #require(sink.finished.first ?? nil)
+            let failure = try #require(sink.failures.first ?? nil)
             #expect(failure.backend == "wayland")
             #expect(failure.kind == .connectionLost)
             #expect(failure.reason.hasPrefix("lost the connection to the Wayland compositor at \(sway.socket)"))
-            #expect(sink.finished.count == 1)
+            #expect(sink.failures.count == 1)
         }
     }
 }

@@ -29,7 +29,7 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try Self.twoOutputs()
             defer { sway.stop() }
-            let sink = TrackingSink()
+            let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             try backend.start(sink: sink)
             defer { backend.stop() }
@@ -59,7 +59,7 @@ extension WaylandIntegration {
             let sway = try HeadlessSway()
             defer { sway.stop() }
             let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: TrackingSink())
+            try backend.start(sink: TrackingSink(backendName: "wayland"))
             defer { backend.stop() }
             try Fixture.waitForUsableArea(backend, "HEADLESS-1", Rect(x: 0, y: 0, width: 1280, height: 800))
             try sway.message(["create_output"])

@@ -16,7 +16,7 @@ extension WaylandIntegration {
             defer { sway.stop() }
             let bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
             defer { bus.stop() }
-            let sink = TrackingSink()
+            let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             try backend.start(sink: sink)
             defer { backend.stop() }

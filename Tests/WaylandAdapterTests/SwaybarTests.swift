@@ -24,7 +24,7 @@ extension WaylandIntegration {
             let bar = 800 - workspace.height
             #expect(workspace.y == (position == .top ? bar : 0))
 
-            let sink = TrackingSink()
+            let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             try backend.start(sink: sink)
             defer { backend.stop() }

@@ -15,7 +15,7 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let sink = TrackingSink()
+            let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             #expect(backend.availability().isAvailable)
             try backend.start(sink: sink)
@@ -39,7 +39,7 @@ extension WaylandIntegration {
                 offScreen: Rect(x: 0, y: 800, width: 1280, height: 240), edge: .bottom, output: Self.output,
                 layout: "wvkbd")
             #expect(Fixture.lines(sink.updates) == cycle + cycle.prefix(2))
-            #expect(sink.finished.isEmpty)
+            #expect(sink.failures.isEmpty)
         }
     }
 }
@@ -55,7 +55,7 @@ extension WaylandIntegration.WvkbdTests {
         keyboard.signal(SIGUSR2)
         let docked = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 560 }
 
-        let sink = TrackingSink()
+        let sink = TrackingSink(backendName: "wayland")
         let backend = WaylandBackend(display: sway.socket)
         try backend.start(sink: sink)
         defer { backend.stop() }

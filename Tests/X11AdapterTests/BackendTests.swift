@@ -15,7 +15,7 @@ struct BackendTests {
             return
         }
         #expect(reason == "cannot open X display :999")
-        #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink()) }
+        #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink(backendName: "x11")) }
         #expect(X11Backend.registration.name == "x11" && X11Backend.registration.hint.variables == ["DISPLAY"])
     }
 

@@ -36,7 +36,7 @@ final class Harness {
     private init(session: X11Session, rules: KeyboardRules, settleInterval: Double) {
         self.session = session
         backend = X11Backend(displayName: session.display, rules: rules)
-        sink = TrackingSink(settleInterval: settleInterval)
+        sink = TrackingSink(backendName: "x11", settleInterval: settleInterval)
     }
 
     deinit {
@@ -90,3 +90,11 @@ final class Harness {
 
 /// The events of a list of updates.
 func events(_ updates: [KeyboardUpdate]) -> [KeyboardEvent] { updates.map(\.event) }
+
+/// The X window id in a keyboard id such as `x11:0x1c00003`.
+func windowID(_ keyboard: KeyboardIdentity) throws -> UInt {
+    guard keyboard.id.hasPrefix("x11:0x"), let id = UInt(keyboard.id.dropFirst(6), radix: 16) else {
+        throw TestFailure("not an X11 keyboard id: \(keyboard.id)")
+    }
+    return id
+}

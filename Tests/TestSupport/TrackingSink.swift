@@ -1,12 +1,11 @@
 import Foundation
 import KeyboardAdapterCore
 import Synchronization
-import TestSupport
 
-/// A sink that runs the backend's observations through a real `KeyboardTracker`, as the manager
+/// A sink that runs a backend's observations through a real `KeyboardTracker`, as the manager
 /// does, and keeps every observation and every update for the test to assert on. The tracker's
 /// settle timers are driven by the waits: each look first settles everything due by now.
-final class TrackingSink: ObservationSink {
+public final class TrackingSink: ObservationSink {
     struct State {
         var tracker: KeyboardTracker
         var observations: [Observation] = []
@@ -16,26 +15,31 @@ final class TrackingSink: ObservationSink {
         var mostVisible = 0
     }
 
-    let state: Mutex<State>
+    private let state: Mutex<State>
 
-    init(settleInterval: Double = 0.05) {
-        state = Mutex(State(tracker: KeyboardTracker(backendName: "x11", settleInterval: settleInterval)))
+    /// A sink whose tracker names `backendName` on its updates and settles after `settleInterval`.
+    public init(backendName: String, settleInterval: Double = 0.05) {
+        state = Mutex(State(tracker: KeyboardTracker(backendName: backendName, settleInterval: settleInterval)))
     }
 
-    func deliver(_ observation: Observation) {
+    /// Records the observation and what the tracker makes of it.
+    public func deliver(_ observation: Observation) {
         state.withLock { state in
             state.observations.append(observation)
             record(state.tracker.ingest(observation), into: &state)
         }
     }
 
-    func nextDeadline() -> Double? { state.withLock { $0.tracker.nextDeadline } }
+    /// The tracker's next deadline.
+    public func nextDeadline() -> Double? { state.withLock { $0.tracker.nextDeadline } }
 
-    func advance(to time: Double) {
+    /// Settles what is due by `time`.
+    public func advance(to time: Double) {
         state.withLock { state in record(state.tracker.advance(to: time), into: &state) }
     }
 
-    func finish(failure: BackendFailure?) {
+    /// Records the end, hiding what is visible (as the manager does for a lost server).
+    public func finish(failure: BackendFailure?) {
         state.withLock { state in
             state.failures.append(failure)
             record(state.tracker.hideAll(at: MonotonicClock.now()), into: &state)
@@ -50,29 +54,33 @@ final class TrackingSink: ObservationSink {
     }
 
     /// Settles what is due by now, then returns the updates.
-    var updates: [KeyboardUpdate] {
+    public var updates: [KeyboardUpdate] {
         advance(to: MonotonicClock.now())
         return state.withLock { $0.updates }
     }
 
     /// The updates after the first `index` ones.
-    func updates(since index: Int) -> [KeyboardUpdate] { Array(updates.dropFirst(index)) }
+    public func updates(since index: Int) -> [KeyboardUpdate] { Array(updates.dropFirst(index)) }
 
     /// The number of updates so far: a mark to take the updates of one step with `updates(since:)`.
-    var mark: Int { updates.count }
+    public var mark: Int { updates.count }
 
-    var observations: [Observation] { state.withLock { $0.observations } }
-    var failures: [BackendFailure?] { state.withLock { $0.failures } }
-    var visible: [KeyboardState] {
+    /// Every observation delivered.
+    public var observations: [Observation] { state.withLock { $0.observations } }
+    /// How the backend ended, each time it did.
+    public var failures: [BackendFailure?] { state.withLock { $0.failures } }
+    /// The keyboards visible now (after settling what is due).
+    public var visible: [KeyboardState] {
         advance(to: MonotonicClock.now())
         return state.withLock { $0.tracker.visibleKeyboards }
     }
-    var mostVisible: Int { state.withLock { $0.mostVisible } }
+    /// The most keyboards visible at once so far.
+    public var mostVisible: Int { state.withLock { $0.mostVisible } }
 
     /// Waits until the updates after `mark` satisfy `condition`, then a little longer (so that
     /// anything extra would show up), and returns them.
     @discardableResult
-    func waitForUpdates(
+    public func waitForUpdates(
         _ what: String, since mark: Int, timeout: Double = 10, quiet: Double = 0.3,
         _ condition: ([KeyboardUpdate]) -> Bool
     ) throws -> [KeyboardUpdate] {
@@ -88,7 +96,7 @@ final class TrackingSink: ObservationSink {
     /// Waits until the updates after `mark` end with `events` (and no pending transition is left),
     /// and returns them.
     @discardableResult
-    func waitForEvents(
+    public func waitForEvents(
         _ events: [KeyboardEvent], since mark: Int, _ what: String, timeout: Double = 10, quiet: Double = 0.3
     ) throws -> [KeyboardUpdate] {
         try waitForUpdates(what, since: mark, timeout: timeout, quiet: quiet) { updates in
@@ -97,17 +105,21 @@ final class TrackingSink: ObservationSink {
     }
 }
 
+extension TrackingSink {
+    /// The events so far, in order.
+    public var events: [KeyboardEvent] { updates.map(\.event) }
+
+    /// Waits until `count` updates have arrived, settling timers as the manager would.
+    public func waitForUpdates(_ count: Int, _ what: String, timeout: Double = 10) throws {
+        try Wait.require("\(what) (\(count) keyboard events; have \(events))", timeout: timeout) {
+            updates.count >= count
+        }
+    }
+}
+
 /// One update per line, for failure messages.
-func describe(_ updates: [KeyboardUpdate]) -> String {
+public func describe(_ updates: [KeyboardUpdate]) -> String {
     updates.map {
         "  \($0.event) \($0.keyboard) begin \($0.beginFrame) end \($0.endFrame) dur \(String(format: "%.3f", $0.animationDuration)) docked \($0.isDocked) \($0.dockedEdge?.rawValue ?? "-")"
     }.joined(separator: "\n")
-}
-
-/// The X window id in a keyboard id such as `x11:0x1c00003`.
-func windowID(_ keyboard: KeyboardIdentity) throws -> UInt {
-    guard keyboard.id.hasPrefix("x11:0x"), let id = UInt(keyboard.id.dropFirst(6), radix: 16) else {
-        throw TestFailure("not an X11 keyboard id: \(keyboard.id)")
-    }
-    return id
 }

@@ -114,10 +114,12 @@ public final class X11Backend: KeyboardBackend {
             } catch {
                 throw BackendFailure(backend: name, reason: "\(error)")
             }
+            // A socket pair rather than a pipe: the wake-up is sent with MSG_NOSIGNAL, so waking a
+            // loop that already ended (its end closed) never raises SIGPIPE in the app.
             var pipeFDs: [Int32] = [-1, -1]
-            guard pipe(&pipeFDs) == 0 else {
+            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pipeFDs) == 0 else {
                 display.close()
-                throw BackendFailure(backend: name, reason: "pipe failed: \(String(cString: strerror(errno)))")
+                throw BackendFailure(backend: name, reason: "socketpair failed: \(String(cString: strerror(errno)))")
             }
             // Not inherited by programs the app starts.
             _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
@@ -152,7 +154,7 @@ public final class X11Backend: KeyboardBackend {
         running.withLock { running in
             guard let current = running else { return }
             var one: UInt8 = 1
-            _ = write(current.wakePipe.write, &one, 1)
+            _ = send(current.wakePipe.write, &one, 1, Int32(MSG_NOSIGNAL))
             if pthread_equal(current.thread, pthread_self()) != 0 {
                 // Called from a sink callback on the event thread itself (a manager released
                 // there): the loop ends when the callback returns; it cannot be waited for here.

@@ -193,6 +193,8 @@ struct OutputTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         let lines = Recordings.showMoveHide.map { ObservationCodec.encode($0, relativeTo: 0) }
+        // Writing to a kbwatch that died must fail this test, not kill the whole test process.
+        signal(SIGPIPE, SIG_IGN)
         try Programs.start(process)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         input.fileHandleForWriting.write(Data((lines[0] + "\n").utf8))

@@ -100,9 +100,11 @@ final class UsableAreaProbe {
             if askAgain {
                 askAgain = false
                 queryOrigin()
-            } else {
-                report(origin: origin ?? (usable.map { ($0.x, $0.y) } ?? (0, 0)))
+            } else if let origin {
+                report(origin: origin)
             }
+            // No answer: the edge the space was reserved at is unknown, and a guessed origin would
+            // place a keyboard where none may be; the area is reported at its next change instead.
         }
     }
 

@@ -135,4 +135,18 @@ struct LiveX11Tests {
             #expect((object["keyboard"] as? [String: Any])?["name"] as? String == "evil\u{1B}[2J\u{7}\u{9B}31m\u{202E}")
         }
     }
+
+    @Test("the X server dying while watching: the keyboard is reported hidden, then exit 6 with the reason")
+    func serverDies() throws {
+        guard let session = try session(programs: ["matchbox-keyboard"]) else { return }
+        defer { session.stop() }
+        try session.start("matchbox-keyboard")
+        let result = try Kbwatch.run(["--format", "%e"], environment: session.environment, timeout: 30) { _, stdout in
+            Wait.until(timeout: 15) { stdout().hasSuffix("didShow\n") }
+            session.killServer()
+        }
+        #expect(result.status == 6)
+        #expect(result.stdout == "willShow\ndidShow\nwillHide\ndidHide\n")
+        #expect(result.stderr == "kbwatch: x11: lost the connection to the X server \(session.display)\n")
+    }
 }

@@ -22,11 +22,8 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let sink = TrackingSink(backendName: "wayland")
-            let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: sink)
+            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
             defer { backend.stop() }
-            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
 
             let dock = try FakeDock(socket: sway.socket, edge: edge, thickness: thickness)
             try sink.waitForUpdates(2, "the \(edge.rawValue) dock shown")

@@ -45,11 +45,9 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let sink = TrackingSink(backendName: "wayland")
-            let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: sink)
+            let (backend, sink) = try Fixture.watch(
+                sway, until: "HEADLESS-1", measures: Rect(x: 0, y: 0, width: 1280, height: 800))
             defer { backend.stop() }
-            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Rect(x: 0, y: 0, width: 1280, height: 800))
             let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }
             keyboard.signal(SIGUSR2)

@@ -15,6 +15,18 @@ enum Fixture {
         return true
     }
 
+    /// Starts a backend on `sway` with a tracking sink, and waits until it has measured `output`'s
+    /// usable area as `area` (the probe is in place before the test does anything).
+    static func watch(_ sway: HeadlessSway, until output: String, measures area: Rect) throws
+        -> (backend: WaylandBackend, sink: TrackingSink)
+    {
+        let sink = TrackingSink(backendName: "wayland")
+        let backend = WaylandBackend(display: sway.socket)
+        try backend.start(sink: sink)
+        try waitForUsableArea(backend, output, area)
+        return (backend, sink)
+    }
+
     /// Waits until the backend has measured `output`'s usable area as `area`.
     static func waitForUsableArea(_ backend: WaylandBackend, _ output: String, _ area: Rect, timeout: Double = 10)
         throws

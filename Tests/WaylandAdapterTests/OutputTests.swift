@@ -29,11 +29,8 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try Self.twoOutputs()
             defer { sway.stop() }
-            let sink = TrackingSink(backendName: "wayland")
-            let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: sink)
+            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.scaled.frame)
             defer { backend.stop() }
-            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.scaled.frame)
             try Fixture.waitForUsableArea(backend, "HEADLESS-2", Self.plain.frame)
 
             let keyboard = try Fixture.wvkbd(sway)

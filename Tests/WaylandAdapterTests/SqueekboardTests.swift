@@ -16,11 +16,8 @@ extension WaylandIntegration {
             defer { sway.stop() }
             let bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
             defer { bus.stop() }
-            let sink = TrackingSink(backendName: "wayland")
-            let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: sink)
+            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
             defer { backend.stop() }
-            try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
 
             var environment = sway.clientEnvironment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address

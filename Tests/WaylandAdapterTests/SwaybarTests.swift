@@ -24,11 +24,8 @@ extension WaylandIntegration {
             let bar = 800 - workspace.height
             #expect(workspace.y == (position == .top ? bar : 0))
 
-            let sink = TrackingSink(backendName: "wayland")
-            let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: sink)
+            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: workspace)
             defer { backend.stop() }
-            try Fixture.waitForUsableArea(backend, "HEADLESS-1", workspace)
 
             let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }

@@ -55,11 +55,8 @@ extension WaylandIntegration.WvkbdTests {
         keyboard.signal(SIGUSR2)
         let docked = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 560 }
 
-        let sink = TrackingSink(backendName: "wayland")
-        let backend = WaylandBackend(display: sway.socket)
-        try backend.start(sink: sink)
+        let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: docked)
         defer { backend.stop() }
-        try Fixture.waitForUsableArea(backend, "HEADLESS-1", docked)
         keyboard.signal(SIGUSR1)
         try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
         #expect(sink.updates.isEmpty)

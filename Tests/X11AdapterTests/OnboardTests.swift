@@ -8,6 +8,16 @@ import X11Adapter
 @Suite("onboard")
 struct OnboardTests {
     static let programs = ["onboard", "dbus-run-session", "dbus-send", "gsettings"]
+    /// Starts onboard with `settings` and waits for exactly one show; returns it and its didShow.
+    /// (onboard is ended when the returned value is released, also when this throws.)
+    static func show(_ h: Harness, _ settings: [Onboard.Setting], _ what: String) throws -> (Onboard, KeyboardUpdate) {
+        var started: Onboard?
+        let shown = try h.step(what, expecting: [.willShow, .didShow], timeout: 20) {
+            started = try Onboard(on: h.session, settings: settings)
+        }
+        return (try #require(started), try #require(shown.last))
+    }
+
     /// onboard's slide steps come about 20 ms apart; on a loaded machine one may be late, and a
     /// settle interval shorter than the gap would split one slide into a hide and a show.
     static let slideSettle = 0.15
@@ -20,13 +30,8 @@ struct OnboardTests {
     @Test("floating: started, hidden and shown again over D-Bus")
     func floatingShowHide() throws {
         guard let h = try Harness.make(openbox: true, programs: Self.programs) else { return }
-        var started: Onboard?
-        defer { started?.stop() }
-        let shown = try h.step("onboard to show", expecting: [.willShow, .didShow], timeout: 20) {
-            started = try Onboard(on: h.session, settings: Self.floating)
-        }
-        let onboard = try #require(started)
-        let last = try #require(shown.last)
+        let (onboard, last) = try Self.show(h, Self.floating, "onboard to show")
+        defer { onboard.stop() }
         #expect(last.keyboard.name == "onboard")
         #expect(last.keyboard.pid == onboard.pid)
         #expect(!last.isDocked)
@@ -41,13 +46,8 @@ struct OnboardTests {
         guard let h = try Harness.make(openbox: true, programs: Self.programs, settleInterval: Self.slideSettle) else {
             return
         }
-        var started: Onboard?
-        defer { started?.stop() }
-        let shown = try h.step("docked onboard to show", expecting: [.willShow, .didShow], timeout: 20) {
-            started = try Onboard(on: h.session, settings: Self.dockedBottom)
-        }
-        let onboard = try #require(started)
-        let didShow = try #require(shown.last)
+        let (onboard, didShow) = try Self.show(h, Self.dockedBottom, "docked onboard to show")
+        defer { onboard.stop() }
         #expect(didShow.isDocked && didShow.dockedEdge == .bottom)
         let height = didShow.endFrame.height
         #expect(didShow.endFrame == Rect(x: 0, y: h.session.height - height, width: h.session.width, height: height))
@@ -76,13 +76,8 @@ struct OnboardTests {
     @Test("docking toggled while shown: the window is recreated, and there is never more than one keyboard")
     func dockingToggled() throws {
         guard let h = try Harness.make(openbox: true, programs: Self.programs) else { return }
-        var started: Onboard?
-        defer { started?.stop() }
-        let shown = try h.step("onboard to show", expecting: [.willShow, .didShow], timeout: 20) {
-            started = try Onboard(on: h.session, settings: Self.floating)
-        }
-        let onboard = try #require(started)
-        let floating = try #require(shown.last)
+        let (onboard, floating) = try Self.show(h, Self.floating, "onboard to show")
+        defer { onboard.stop() }
 
         var toggled = try h.step("onboard docked", expecting: [.willHide, .didHide, .willShow, .didShow]) {
             try onboard.set("org.onboard.window", "docking-enabled", "true")

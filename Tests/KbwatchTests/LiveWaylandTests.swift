@@ -7,11 +7,7 @@ import Testing
 struct LiveWaylandTests {
     @Test("Weston: the wayland backend is unavailable; kbwatch exits 4 and says why")
     func westonUnavailable() throws {
-        let missing = try Programs.missing(["weston", "setpriv"])
-        if !missing.isEmpty {
-            print("skipped: missing \(missing.joined(separator: ", "))")
-            return
-        }
+        guard try Programs.ready(["weston", "setpriv"]) else { return }
         let weston = try HeadlessWeston()
         defer { weston.stop() }
         let result = try Kbwatch.run(

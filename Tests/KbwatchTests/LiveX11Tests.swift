@@ -8,9 +8,7 @@ import Testing
 struct LiveX11Tests {
     /// A private X server, or nil (after saying why) when a program is missing outside CI.
     func session(openbox: Bool = false, programs: [String] = []) throws -> X11Session? {
-        let missing = try Programs.missing(["Xvfb", "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs)
-        if !missing.isEmpty {
-            print("skipped: missing \(missing.joined(separator: ", "))")
+        guard try Programs.ready(["Xvfb", "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs) else {
             return nil
         }
         let session = try X11Session()

@@ -121,6 +121,14 @@ public enum Programs {
         return missing
     }
 
+    /// Whether every program in `names` is there. Outside CI a missing one makes the caller skip:
+    /// this prints which are missing and returns false. Under CI it throws.
+    public static func ready(_ names: [String]) throws -> Bool {
+        let missing = try missing(names)
+        if !missing.isEmpty { print("skipped: missing \(missing.joined(separator: ", "))") }
+        return missing.isEmpty
+    }
+
     /// Runs a program to completion and returns its exit status and standard output.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String?] = [:],

@@ -7,12 +7,7 @@ import WaylandAdapter
 enum Fixture {
     /// False (after printing why) when a program is missing outside CI; throws under CI.
     static func ready(_ programs: [String]) throws -> Bool {
-        let missing = try Programs.missing(programs + ["setpriv"])
-        if !missing.isEmpty {
-            print("skipped: missing \(missing.joined(separator: ", "))")
-            return false
-        }
-        return true
+        try Programs.ready(programs + ["setpriv"])
     }
 
     /// Starts a backend on `sway` with a tracking sink, and waits until it has measured `output`'s

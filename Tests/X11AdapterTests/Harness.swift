@@ -20,11 +20,7 @@ final class Harness {
     ) throws -> Harness? {
         let serverProgram = server == .xvfb ? "Xvfb" : "Xorg"
         let needed = [serverProgram, "xdotool", "xwininfo"] + (openbox ? ["openbox"] : []) + programs
-        let missing = try Programs.missing(needed)
-        if !missing.isEmpty {
-            print("skipped: missing \(missing.joined(separator: ", "))")
-            return nil
-        }
+        guard try Programs.ready(needed) else { return nil }
         let session = try X11Session(width: width, height: height, server: server)
         try setUp(session)
         if openbox { try session.startWindowManager() }

@@ -61,6 +61,38 @@ public final class ChildProcess: @unchecked Sendable {
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     deinit { stop(grace: 0.5) }
+
+    /// Ends the process and then, by pid, what it started that is still running (a compositor's
+    /// panel, a bus's services), which would otherwise outlive the test.
+    public func stopWithDescendants(grace: Double = 2) {
+        let started = Self.descendants(of: pid)
+        stop(grace: grace)
+        for leftover in started where kill(leftover, 0) == 0 { kill(leftover, SIGTERM) }
+    }
+
+    /// The processes below `root`, from /proc (children before grandchildren).
+    public static func descendants(of root: Int32) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        var parents: [Int32: Int32] = [:]
+        for entry in entries {
+            guard let pid = Int32(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let fields = stat.split(separator: ")").last?.split(separator: " "),
+                fields.count > 1, let parent = Int32(fields[1])
+            else { continue }
+            parents[pid] = parent
+        }
+        var found: [Int32] = []
+        var frontier = [root]
+        while let next = frontier.first {
+            frontier.removeFirst()
+            let children = parents.filter { $0.value == next }.map(\.key).sorted()
+            found += children
+            frontier += children
+        }
+        return found
+    }
+
 }
 
 /// A test failure with a message that says what went wrong.

@@ -80,7 +80,7 @@ public final class Fcitx5: @unchecked Sendable {
 
     /// Ends the entry window, fcitx5 and the bus, by pid.
     public func stop() {
-        let started = Onboard.descendants(of: runner.pid)
+        let started = ChildProcess.descendants(of: runner.pid)
         for pid in started.reversed() where kill(pid, 0) == 0 { kill(pid, SIGTERM) }
         runner.stop(grace: 2)
         for pid in started where kill(pid, 0) == 0 { kill(pid, SIGKILL) }

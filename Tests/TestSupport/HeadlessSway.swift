@@ -108,7 +108,7 @@ public final class HeadlessSway: @unchecked Sendable {
     }
 
     /// Ends sway by its pid.
-    public func stop() { process.stop() }
+    public func stop() { process.stopWithDescendants() }
 
-    deinit { process.stop() }
+    deinit { process.stopWithDescendants() }
 }

@@ -48,7 +48,7 @@ public final class HeadlessWeston: @unchecked Sendable {
     }
 
     /// Ends Weston by its pid.
-    public func stop() { process.stop() }
+    public func stop() { process.stopWithDescendants() }
 
-    deinit { process.stop() }
+    deinit { process.stopWithDescendants() }
 }

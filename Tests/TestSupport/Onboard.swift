@@ -75,7 +75,7 @@ public final class Onboard: @unchecked Sendable {
     /// Ends onboard by its pid, lets `dbus-run-session` end its bus, and ends by pid whatever
     /// the bus started that is still there (a runner stopped too early leaves its daemon behind).
     public func stop() {
-        let started = Self.descendants(of: runner.pid)
+        let started = ChildProcess.descendants(of: runner.pid)
         if pid > 0, kill(pid, 0) == 0, !isZombie(pid) {
             kill(pid, SIGTERM)
             if !Wait.until(timeout: 2, { kill(pid, 0) != 0 || isZombie(pid) }) { kill(pid, SIGKILL) }
@@ -85,29 +85,6 @@ public final class Onboard: @unchecked Sendable {
         for leftover in started where leftover != pid && kill(leftover, 0) == 0 && !isZombie(leftover) {
             kill(leftover, SIGTERM)
         }
-    }
-
-    /// The processes below `root`, from /proc (children before grandchildren).
-    static func descendants(of root: Int32) -> [Int32] {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        var parents: [Int32: Int32] = [:]
-        for entry in entries {
-            guard let pid = Int32(entry),
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                let fields = stat.split(separator: ")").last?.split(separator: " "),
-                fields.count > 1, let parent = Int32(fields[1])
-            else { continue }
-            parents[pid] = parent
-        }
-        var found: [Int32] = []
-        var frontier = [root]
-        while let next = frontier.first {
-            frontier.removeFirst()
-            let children = parents.filter { $0.value == next }.map(\.key).sorted()
-            found += children
-            frontier += children
-        }
-        return found
     }
 
     private func isZombie(_ pid: Int32) -> Bool {

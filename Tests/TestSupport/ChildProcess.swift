@@ -33,7 +33,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// True while the process has not exited.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { !hasExited }
 
     /// The exit status, once it has exited.
     public var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
@@ -41,14 +41,23 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends a signal.
     public func signal(_ signal: Int32) { kill(pid, signal) }
 
-    /// Ends the process: SIGTERM, then SIGKILL after `grace` seconds.
+    /// Ends the process: SIGTERM, then SIGKILL after `grace` seconds. Every wait is bounded.
     public func stop(grace: Double = 2) {
-        guard process.isRunning else { return }
+        guard !hasExited else { return }
         kill(pid, SIGTERM)
-        if !Wait.until(timeout: grace, { !self.process.isRunning }) {
+        if !Wait.until(timeout: grace, { self.hasExited }) {
             kill(pid, SIGKILL)
-            process.waitUntilExit()
+            _ = Wait.until(timeout: 5) { self.hasExited }
         }
+    }
+
+    /// True once the process has ended. Foundation notices an exit when a pipe shared with the
+    /// child closes, and a child's own children (swaybar under sway) keep it open: a process
+    /// that is a zombie, or gone, has ended whatever Foundation thinks.
+    public var hasExited: Bool {
+        guard process.isRunning else { return true }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+        return stat.split(separator: ")").last?.trimmingCharacters(in: .whitespaces).hasPrefix("Z") ?? true
     }
 
     /// Waits for the process to exit by itself; returns its status, or nil on timeout.
@@ -67,7 +76,9 @@ public final class ChildProcess: @unchecked Sendable {
     public func stopWithDescendants(grace: Double = 2) {
         let started = Self.descendants(of: pid)
         stop(grace: grace)
-        for leftover in started where kill(leftover, 0) == 0 { kill(leftover, SIGTERM) }
+        // They may block SIGTERM (a compositor's children inherit its signal mask) and would
+        // keep Foundation's exit pipe open: SIGKILL.
+        for leftover in started where kill(leftover, 0) == 0 { kill(leftover, SIGKILL) }
     }
 
     /// The processes below `root`, from /proc (children before grandchildren).

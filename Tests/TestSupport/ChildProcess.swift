@@ -172,6 +172,19 @@ public enum Programs {
         return missing.isEmpty
     }
 
+    /// The processes whose environment has `XDG_RUNTIME_DIR=directory`: everything a test's
+    /// compositor started, even what outlived it and was handed to init.
+    public static func processes(withRuntimeDirectory directory: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        let wanted = Array("XDG_RUNTIME_DIR=\(directory)".utf8)
+        return entries.compactMap { entry -> Int32? in
+            guard let pid = Int32(entry), pid != getpid(),
+                let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ")
+            else { return nil }
+            return environment.split(separator: 0).contains { Array($0) == wanted } ? pid : nil
+        }
+    }
+
     /// Runs a program to completion and returns its exit status and standard output.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String?] = [:],

@@ -108,7 +108,11 @@ public final class HeadlessSway: @unchecked Sendable {
     }
 
     /// Ends sway by its pid.
-    public func stop() { process.stopWithDescendants() }
+    public func stop() {
+        process.stopWithDescendants()
+        // swaybar and clients left behind by a sway that died on its own.
+        for pid in Programs.processes(withRuntimeDirectory: runtime.xdg) { kill(pid, SIGKILL) }
+    }
 
-    deinit { process.stopWithDescendants() }
+    deinit { stop() }
 }

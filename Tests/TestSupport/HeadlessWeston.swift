@@ -48,7 +48,10 @@ public final class HeadlessWeston: @unchecked Sendable {
     }
 
     /// Ends Weston by its pid.
-    public func stop() { process.stopWithDescendants() }
+    public func stop() {
+        process.stopWithDescendants()
+        for pid in Programs.processes(withRuntimeDirectory: runtime.xdg) { kill(pid, SIGKILL) }
+    }
 
-    deinit { process.stopWithDescendants() }
+    deinit { stop() }
 }

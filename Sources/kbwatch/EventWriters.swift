@@ -115,11 +115,16 @@ struct FormatWriter: EventWriter {
         ("B", "backend"), ("%", "a literal %"),
     ]
 
+    /// The template with `\n` and `\t` already turned into a newline and a tab.
     let template: String
+
+    init(template: String) {
+        self.template = template.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")
+    }
 
     func line(for update: KeyboardUpdate) -> String {
         var out = ""
-        var iterator = unescaped.makeIterator()
+        var iterator = template.makeIterator()
         while let character = iterator.next() {
             guard character == "%" else {
                 out.append(character)
@@ -137,11 +142,6 @@ struct FormatWriter: EventWriter {
     func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
 
     func lines(forState keyboards: [KeyboardState]) -> [String] { HumanWriter().lines(forState: keyboards) }
-
-    /// The template with `\n` and `\t` turned into a newline and a tab.
-    private var unescaped: String {
-        template.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")
-    }
 
     private func value(_ field: Character, _ u: KeyboardUpdate) -> String? {
         switch field {

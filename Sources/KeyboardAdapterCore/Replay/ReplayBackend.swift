@@ -32,7 +32,6 @@ public final class ReplayBackend: KeyboardBackend {
     public let speed: Speed
 
     private let control = Mutex(Control())
-    private let wake = DispatchSemaphore(value: 0)
 
     private struct Control: Sendable {
         var stopping = false
@@ -93,6 +92,7 @@ public final class ReplayBackend: KeyboardBackend {
             close(wakePipe[1])
             throw error
         }
+        let wakeRead = wakePipe[0]
         let done = Thread.Done()
         control.withLock {
             $0.stopping = false
@@ -101,7 +101,7 @@ public final class ReplayBackend: KeyboardBackend {
         }
         let thread = Thread { [self] in
             control.withLock { $0.playing = pthread_self() }
-            play(lines, into: sink)
+            play(lines, into: sink, wakeFD: wakeRead)
             done.signal()
         }
         thread.name = "KeyboardAdapter.replay"
@@ -118,7 +118,6 @@ public final class ReplayBackend: KeyboardBackend {
             }
             return (control.thread, control.playing.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
         }
-        wake.signal()
         // From a sink callback on the playing thread, the loop ends when the callback returns
         // (and the pipe is closed with the backend).
         guard !onPlayingThread else { return }
@@ -134,7 +133,7 @@ public final class ReplayBackend: KeyboardBackend {
 
     private var stopping: Bool { control.withLock { $0.stopping } }
 
-    private func play(_ lines: LineReader, into sink: any ObservationSink) {
+    private func play(_ lines: LineReader, into sink: any ObservationSink, wakeFD: Int32) {
         let wallStart = MonotonicClock.now()
         var previous: Double?
         var number = 0
@@ -146,47 +145,49 @@ public final class ReplayBackend: KeyboardBackend {
             do {
                 observation = try ObservationCodec.decode(text[...], lineNumber: number, previousTime: previous)
             } catch {
-                guard settleAll(into: sink, wallStart: wallStart) else { return }
+                guard settleAll(into: sink, wallStart: wallStart, wakeFD: wakeFD) else { return }
                 sink.finish(failure: BackendFailure(backend: name, kind: .malformedInput, reason: error.description))
                 return
             }
             previous = observation.time
-            guard settle(until: observation.time, into: sink, wallStart: wallStart),
-                waitUntil(observation.time, wallStart: wallStart)
+            guard settle(until: observation.time, into: sink, wallStart: wallStart, wakeFD: wakeFD),
+                waitUntil(observation.time, wallStart: wallStart, wakeFD: wakeFD)
             else { return }
             sink.deliver(observation)
         }
         if let error = lines.error {
-            guard settleAll(into: sink, wallStart: wallStart) else { return }
+            guard settleAll(into: sink, wallStart: wallStart, wakeFD: wakeFD) else { return }
             sink.finish(
                 failure: BackendFailure(backend: name, kind: .malformedInput, reason: "line \(number + 1): \(error)"))
             return
         }
         guard !stopping else { return }
-        guard settleAll(into: sink, wallStart: wallStart) else { return }
+        guard settleAll(into: sink, wallStart: wallStart, wakeFD: wakeFD) else { return }
         sink.finish(failure: nil)
     }
 
     /// Settles every transition due before `time`, each at its own deadline. False when stopped.
-    private func settle(until time: Double, into sink: any ObservationSink, wallStart: Double) -> Bool {
+    private func settle(until time: Double, into sink: any ObservationSink, wallStart: Double, wakeFD: Int32) -> Bool {
         while let deadline = sink.nextDeadline(), deadline <= time {
-            guard waitUntil(deadline, wallStart: wallStart) else { return false }
+            guard waitUntil(deadline, wallStart: wallStart, wakeFD: wakeFD) else { return false }
             sink.advance(to: deadline)
         }
         return true
     }
 
-    private func settleAll(into sink: any ObservationSink, wallStart: Double) -> Bool {
-        settle(until: .infinity, into: sink, wallStart: wallStart)
+    private func settleAll(into sink: any ObservationSink, wallStart: Double, wakeFD: Int32) -> Bool {
+        settle(until: .infinity, into: sink, wallStart: wallStart, wakeFD: wakeFD)
     }
 
     /// Sleeps until the recording's `time` comes round at the chosen speed. False when stopped.
-    private func waitUntil(_ time: Double, wallStart: Double) -> Bool {
+    private func waitUntil(_ time: Double, wallStart: Double, wakeFD: Int32) -> Bool {
         guard case .factor(let factor) = speed, factor > 0 else { return !stopping }
         while !stopping {
             let remaining = wallStart + time / factor - MonotonicClock.now()
             if remaining <= 0 { return true }
-            _ = wake.wait(timeout: .now() + remaining)
+            // Sleeps on the wake pipe, so that stop() ends the wait at once.
+            var wake = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&wake, 1, Int32(min(remaining * 1000, 60_000).rounded(.up)))
         }
         return false
     }

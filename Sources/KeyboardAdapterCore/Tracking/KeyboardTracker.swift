@@ -141,13 +141,13 @@ private struct Entry: Sendable {
 
     var identity: KeyboardIdentity
     var phase: Phase = .hidden
-    /// The frame at the last `did` event.
-    var settled: Rect?
     /// The latest on-screen frame.
     var current: Rect?
     /// The begin frame of the transition under way.
     var begin: Rect = .zero
     var samples: [CurveFit.Sample] = []
+    /// The output as of the last event, to tell a move to another output from a frame change.
+    var outputAtLastEvent: Output?
     var deadline: Double?
     /// The last off-screen frame seen while hidden: the start of a slide-in.
     var offScreen: CurveFit.Sample?
@@ -207,7 +207,7 @@ private struct Entry: Sendable {
             disappear(offScreen: o.frame, at: o.time, tracker: tracker, into: &out)
             return
         }
-        let outputChanged = o.output != nil && o.output != stateOutputAtLastEvent
+        let outputChanged = o.output != nil && o.output != outputAtLastEvent
         switch phase {
         case .hidden:
             isLocal = o.isLocal ?? tracker.appTextInputActive
@@ -216,7 +216,7 @@ private struct Entry: Sendable {
             begin = start?.frame ?? offScreenFrame(for: frame)
             samples = (start.map { [$0] } ?? []) + [CurveFit.Sample(time: o.time, frame: frame)]
             current = frame
-            stateOutputAtLastEvent = output
+            outputAtLastEvent = output
             phase = .showing
             deadline = o.time + tracker.settleInterval
             out.append(
@@ -229,7 +229,7 @@ private struct Entry: Sendable {
                 startHide(to: frame, at: o.time, tracker: tracker, into: &out)
             } else if frame != current || outputChanged {
                 current = frame
-                stateOutputAtLastEvent = output
+                outputAtLastEvent = output
                 samples.append(CurveFit.Sample(time: o.time, frame: frame))
                 deadline = o.time + tracker.settleInterval
             }
@@ -239,7 +239,7 @@ private struct Entry: Sendable {
             } else if frame != current || outputChanged {
                 begin = current ?? frame
                 current = frame
-                stateOutputAtLastEvent = output
+                outputAtLastEvent = output
                 samples = [CurveFit.Sample(time: o.time, frame: frame)]
                 phase = .changing
                 deadline = o.time + tracker.settleInterval
@@ -264,9 +264,6 @@ private struct Entry: Sendable {
             out.append(.layoutChanged(state))
         }
     }
-
-    /// The output as of the last event, to tell a move to another output from a frame change.
-    var stateOutputAtLastEvent: Output?
 
     /// A docked keyboard reaching past its own edge while keeping its size is sliding out.
     func isSlidingOut(to frame: Rect) -> Bool {
@@ -351,7 +348,6 @@ private struct Entry: Sendable {
                     event, self, begin: begin, end: end, duration: duration,
                     curve: CurveFit.classify(samples), visible: true))
             phase = .visible
-            settled = end
             samples = []
         case .hiding:
             // It stopped part-way out: the hide is over, and what is left on screen is a new show.
@@ -373,10 +369,9 @@ private struct Entry: Sendable {
     mutating func reset() {
         phase = .hidden
         current = nil
-        settled = nil
         samples = []
         deadline = nil
         offScreen = nil
-        stateOutputAtLastEvent = nil
+        outputAtLastEvent = nil
     }
 }

@@ -43,11 +43,10 @@ func main() throws {
     let sway = try HeadlessSway()
     defer { sway.stop() }
     let backend = WaylandBackend(display: sway.socket)
-    let manager = KeyboardManager(
-        backend: backend, configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "wlbench")))
+    let manager = KeyboardManager(backend: backend)
     // Each will event with the monotonic time at which the manager's callback ran.
     let wills = Mutex<[(event: KeyboardEvent, time: Double)]>([])
-    let subscription = manager.onEvent { update in
+    let subscription = manager.onEvent(delivery: .immediate) { update in
         let now = MonotonicClock.now()
         if update.event.isWill { wills.withLock { $0.append((update.event, now)) } }
     }

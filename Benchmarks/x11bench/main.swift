@@ -33,7 +33,9 @@ final class TappedBackend: KeyboardBackend {
     var name: String { wrapped.name }
     var capabilities: BackendCapabilities { wrapped.capabilities }
     func availability() -> BackendAvailability { wrapped.availability() }
-    func start(sink: any ObservationSink) throws { try wrapped.start(sink: Tap(inner: sink, backend: self)) }
+    func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+        try wrapped.start(on: loop, sink: Tap(inner: sink, backend: self))
+    }
     func stop() { wrapped.stop() }
 
     struct Tap: ObservationSink {
@@ -47,8 +49,6 @@ final class TappedBackend: KeyboardBackend {
             }
             inner.deliver(observation)
         }
-        func nextDeadline() -> Double? { inner.nextDeadline() }
-        func advance(to time: Double) { inner.advance(to: time) }
         func finish(failure: BackendFailure?) {
             if let failure { fputsError("backend failed: \(failure)\n") }
             inner.finish(failure: failure)
@@ -142,11 +142,10 @@ func run() throws {
     defer { session.stop() }
     let rssStart = residentBytes()
     let backend = TappedBackend(X11Backend(displayName: session.display, rules: .builtIn))
-    let manager = KeyboardManager(
-        backend: backend, configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11bench")))
+    let manager = KeyboardManager(backend: backend)
     let willChangeTimes = Mutex<[Double]>([])
     let shown = Mutex(false)
-    let subscription = manager.onEvent { update in
+    let subscription = manager.onEvent(delivery: .immediate) { update in
         let received = MonotonicClock.now()
         if update.event == .willChangeFrame { willChangeTimes.withLock { $0.append(received) } }
         if update.event == .didShow { shown.withLock { $0 = true } }

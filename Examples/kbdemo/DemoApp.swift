@@ -2,7 +2,8 @@ import CXft
 import Foundation
 import KeyboardAdapter
 
-/// The app: one thread, blocked in poll() on the X connection and the mailbox. It keeps the
+/// The app: one thread, blocked in poll() on the X connection, the keyboard manager's descriptor
+/// and the mailbox of signals. It keeps the
 /// window's place on screen and the keyboards' frames, turns them into the bar's bottom inset
 /// with the library's geometry helper, and moves the bar, over the measured animation duration
 /// when the update carries one.
@@ -24,7 +25,7 @@ final class DemoApp {
     init(backend: String?, position: (x: Int, y: Int)?) throws {
         mailbox = try Mailbox()
         window = try DemoWindow(title: "KeyboardAdapter demo", width: 800, height: 600, position: position)
-        feed = KeyboardFeed(backend: backend, mailbox: mailbox)
+        feed = KeyboardFeed(backend: backend)
         if let problem = feed.problem { say("keyboards are not followed: \(problem)") }
     }
 
@@ -39,6 +40,7 @@ final class DemoApp {
         var fds = [
             pollfd(fd: window.fileDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: mailbox.readFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: feed.descriptor, events: Int16(POLLIN), revents: 0),
         ]
         while running {
             handleXEvents()
@@ -124,7 +126,7 @@ final class DemoApp {
 
     private func handleMessages() {
         let now = MonotonicClock.now()
-        for message in mailbox.take() {
+        for message in mailbox.take() + feed.take() {
             switch message {
             case .keyboard(let update):
                 keyboards.apply(update)

@@ -2,7 +2,7 @@ import Foundation
 import KeyboardAdapter
 import Synchronization
 
-/// What other threads tell the main loop.
+/// What the main loop learns: keyboard updates from the manager, signals from the mailbox.
 enum Message: Sendable {
     /// A keyboard event from the manager.
     case keyboard(KeyboardUpdate)
@@ -12,7 +12,7 @@ enum Message: Sendable {
     case quit(signal: Int32)
 }
 
-/// Hands messages from any thread to the main thread, which sleeps in poll(): each post appends
+/// Hands signals to the main thread, which sleeps in poll(): each post appends
 /// to a list and writes one byte to a pipe whose read end the main loop polls. The pipe is
 /// non-blocking on both ends, so a burst of posts never blocks a sender, and the loop drains
 /// every byte and every message at once.

@@ -1,4 +1,6 @@
+import CWayland
 import Foundation
+import Glibc
 import KeyboardAdapterCore
 import Synchronization
 
@@ -41,7 +43,8 @@ public final class WaylandBackend: KeyboardBackend {
     /// for `WAYLAND_DISPLAY`.
     public let displayName: String?
 
-    private let running = Mutex<Running?>(nil)
+    /// The connection of the current start; used on the loop's thread only.
+    private let running = Mutex<WaylandConnection?>(nil)
     private let latestStatus = Mutex<[WaylandOutputStatus]>([])
 
     /// The registration that the `KeyboardAdapter` umbrella adds to the registry.
@@ -88,17 +91,11 @@ public final class WaylandBackend: KeyboardBackend {
         return reason
     }
 
-    /// Connects, sets up one probe per output, and starts the loop thread. Keyboards already
-    /// docked now count as baseline (see the type's notes), so nothing is delivered at start.
-    public func start(sink: any ObservationSink) throws {
+    /// Connects, sets up one probe per output, and adds the connection to `loop`. Keyboards
+    /// already docked now count as baseline (see the type's notes), so nothing is delivered at start.
+    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
         try running.withLock { current in
             guard current == nil else { return }
-            let wake: WakePipe
-            do throws(WaylandError) {
-                wake = try WakePipe()
-            } catch {
-                throw BackendFailure(backend: name, kind: .other, reason: error.description)
-            }
             let session: WaylandSession
             do throws(WaylandError) {
                 session = try WaylandSession(display: displayName)
@@ -118,46 +115,19 @@ public final class WaylandBackend: KeyboardBackend {
                 throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
             }
             latestStatus.withLock { $0 = session.status }
-            let loop = Running(wake: wake)
-            session.deliver = { observation in
-                if !loop.stopping.load(ordering: .acquiring) { sink.deliver(observation) }
-            }
-            let box = SessionBox(session: session)
-            let backendName = name
-            let thread = Thread {
-                // Named for top, perf and /proc (15 characters at most on Linux); Foundation's
-                // Thread.name does not reach the kernel here.
-                try? "kbd-wayland".write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-                loop.thread.withLock { $0 = pthread_self() }
-                let end = box.session.connection.run(wakeFD: wake.readFD)
-                if case .lost(let reason) = end, !loop.stopping.load(ordering: .acquiring) {
-                    box.session.hideAll()
-                    box.session.deliver = nil
-                    sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
-                }
-                box.session.destroy()
-                box.session = nil
-                loop.finished.signal()
-            }
-            thread.start()
-            current = loop
+            session.deliver = { sink.deliver($0) }
+            let connection = WaylandConnection(session: session, sink: sink, loop: loop, backendName: name)
+            loop.add(connection)
+            current = connection
         }
     }
 
-    /// Ends the loop thread and disconnects; returns once no further sink call will be made.
+    /// Removes the connection from the loop and disconnects. Idempotent.
     public func stop() {
-        guard
-            let current = running.withLock({ state in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        current.stopping.store(true, ordering: .releasing)
-        current.wake.wake()
-        // Called from a sink callback on the loop thread itself: the loop ends when the callback
-        // returns, and waiting here would never end.
-        if let thread = current.thread.withLock({ $0 }), pthread_equal(thread, pthread_self()) != 0 { return }
-        current.finished.wait()
+        running.withLock { current in
+            current?.close()
+            current = nil
+        }
     }
 
     /// The outputs and their usable areas as last measured (empty before `start`).
@@ -194,21 +164,59 @@ public final class WaylandBackend: KeyboardBackend {
     }
 }
 
-/// What a started backend holds across threads.
-private final class Running: Sendable {
-    let wake: WakePipe
-    /// Signalled when the loop thread has released the session.
-    let finished = DispatchSemaphore(value: 0)
-    /// Set by `stop()`: from then on nothing reaches the sink.
-    let stopping = Atomic<Bool>(false)
-    /// The loop thread, once it runs.
-    let thread = Mutex<pthread_t?>(nil)
+/// The compositor connection as a run-loop source. Used on the loop's thread only.
+private final class WaylandConnection: LoopSource, @unchecked Sendable {
+    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
+    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
+    private var session: WaylandSession?
+    private let sink: any ObservationSink
+    private weak var loop: KeyboardRunLoop?
+    private let backendName: String
+    /// A read was readied and must be completed or cancelled.
+    private var reading = false
 
-    init(wake: WakePipe) { self.wake = wake }
-}
+    init(session: WaylandSession, sink: any ObservationSink, loop: KeyboardRunLoop, backendName: String) {
+        self.session = session
+        self.sink = sink
+        self.loop = loop
+        self.backendName = backendName
+    }
 
-/// Hands the session to the loop thread, which alone touches it from then on.
-private final class SessionBox: @unchecked Sendable {
-    var session: WaylandSession!
-    init(session: WaylandSession) { self.session = session }
+    func prepareToWait() -> (descriptor: Int32, events: Int16) {
+        guard let session else { return (-1, 0) }
+        switch session.connection.prepareRead() {
+        case .success(let events):
+            reading = true
+            return (session.connection.fileDescriptor, events)
+        case .failure(let error):
+            fail(error.description)
+            return (-1, 0)
+        }
+    }
+
+    func handle(events: Int16) {
+        guard let session, reading else { return }
+        reading = false
+        do throws(WaylandError) {
+            try session.connection.finishRead(events: events)
+        } catch {
+            fail(error.description)
+        }
+    }
+
+    func close() {
+        guard let session else { return }
+        if reading { wl_display_cancel_read(session.connection.display) }
+        reading = false
+        loop?.remove(self)
+        session.destroy()
+        self.session = nil
+    }
+
+    private func fail(_ reason: String) {
+        session?.hideAll()
+        session?.deliver = nil
+        close()
+        sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
+    }
 }

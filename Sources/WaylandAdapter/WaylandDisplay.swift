@@ -47,88 +47,40 @@ final class WaylandDisplay {
         return "lost the connection to the Wayland compositor at \(socketName): \(reason)"
     }
 
-    /// How the event loop ended.
-    enum LoopEnd: Sendable, Equatable {
-        /// `wakeFD` became readable: the backend is stopping.
-        case stopped
-        /// The connection broke; the reason is for people.
-        case lost(String)
+    /// Readies a read before the run loop waits: dispatches what is queued until libwayland
+    /// lets this thread read, then sends the handlers' requests. Returns the events to poll for
+    /// (`POLLOUT` too while the socket buffer is full), or the reason the connection broke.
+    /// `prepare_read` / `read_events` rather than `wl_display_dispatch`, so that the wait is the
+    /// run loop's own `poll()`.
+    func prepareRead() -> Result<Int16, WaylandError> {
+        while wl_display_prepare_read(display) != 0 {
+            if wl_display_dispatch_pending(display) < 0 { return .failure(WaylandError(description: lostText())) }
+        }
+        var wantOut = false
+        if wl_display_flush(display) < 0 {
+            if errno != EAGAIN {
+                wl_display_cancel_read(display)
+                return .failure(WaylandError(description: lostText()))
+            }
+            wantOut = true
+        }
+        return .success(Int16(POLLIN) | (wantOut ? Int16(POLLOUT) : 0))
     }
 
-    /// Dispatches events until `wakeFD` becomes readable or the connection breaks. Blocks in
-    /// `poll` between events, so it uses no CPU while nothing happens; `prepare_read` /
-    /// `read_events` rather than `wl_display_dispatch` so that the wake fd can end the wait.
-    func run(wakeFD: Int32) -> LoopEnd {
-        let connection = wl_display_get_fd(display)
-        var fds = [
-            pollfd(fd: connection, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-        ]
-        while true {
-            while wl_display_prepare_read(display) != 0 {
-                if wl_display_dispatch_pending(display) < 0 { return .lost(lostText()) }
-            }
-            // Requests made by the handlers must reach the compositor before we sleep; a full
-            // socket buffer (EAGAIN) waits for POLLOUT.
-            var wantOut = false
-            if wl_display_flush(display) < 0 {
-                if errno != EAGAIN {
-                    wl_display_cancel_read(display)
-                    return .lost(lostText())
-                }
-                wantOut = true
-            }
-            fds[0].events = Int16(POLLIN) | (wantOut ? Int16(POLLOUT) : 0)
-            fds[0].revents = 0
-            fds[1].revents = 0
-            if poll(&fds, 2, -1) < 0 {
-                wl_display_cancel_read(display)
-                if errno == EINTR { continue }
-                return .lost("poll failed on the Wayland connection: \(Self.errnoText())")
-            }
-            if fds[1].revents != 0 {
-                wl_display_cancel_read(display)
-                return .stopped
-            }
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                if wl_display_read_events(display) < 0 { return .lost(lostText()) }
-            } else {
-                wl_display_cancel_read(display)
-                if fds[0].revents & Int16(POLLHUP | POLLERR) != 0 { return .lost(lostText()) }
-            }
-            if wl_display_dispatch_pending(display) < 0 { return .lost(lostText()) }
+    /// Completes the read readied by ``prepareRead()`` with what `poll()` said (reading, or
+    /// cancelling when nothing came), then dispatches. Throws when the connection broke.
+    func finishRead(events: Int16) throws(WaylandError) {
+        if events & Int16(POLLIN) != 0 {
+            if wl_display_read_events(display) < 0 { throw WaylandError(description: lostText()) }
+        } else {
+            wl_display_cancel_read(display)
+            if events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { throw WaylandError(description: lostText()) }
         }
+        if wl_display_dispatch_pending(display) < 0 { throw WaylandError(description: lostText()) }
     }
+
+    /// The connection's descriptor.
+    var fileDescriptor: Int32 { wl_display_get_fd(display) }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }
-}
-
-/// A pipe whose write end ends the event loop's `poll`.
-final class WakePipe: Sendable {
-    /// Polled by the loop.
-    let readFD: Int32
-    private let writeFD: Int32
-
-    /// Opens the pipe.
-    init() throws(WaylandError) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            throw WaylandError(description: "cannot open a pipe: \(WaylandDisplay.errnoText())")
-        }
-        readFD = ends[0]
-        writeFD = ends[1]
-        _ = fcntl(readFD, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(writeFD, F_SETFD, FD_CLOEXEC)
-    }
-
-    /// Makes the read end readable, once and for good.
-    func wake() {
-        var byte: UInt8 = 1
-        _ = write(writeFD, &byte, 1)
-    }
-
-    deinit {
-        close(readFD)
-        close(writeFD)
-    }
 }

@@ -7,8 +7,8 @@ import Synchronization
 /// The X11 backend: follows on-screen keyboard windows on an X server (also XWayland) and hands
 /// what it sees to the core as observations.
 ///
-/// It runs one thread of its own, blocked in `poll()` on the X connection and on a self-pipe that
-/// `stop()` writes to; it uses no timer and no CPU while nothing happens on the server.
+/// Its connection is one source of the manager's run loop: no thread of its own, no timer, and no
+/// CPU while nothing happens on the server.
 public final class X11Backend: KeyboardBackend {
     /// The registration the `KeyboardAdapter` umbrella adds to the registry: name `x11`, chosen
     /// when `DISPLAY` is set, preferred in `XDG_SESSION_TYPE=x11` sessions.
@@ -31,13 +31,8 @@ public final class X11Backend: KeyboardBackend {
     /// What was wrong with the user's rules file, if anything (it is then ignored).
     public let rulesProblem: String?
 
-    private struct Running: Sendable {
-        /// Joined by `stop()`, under the lock that guards this value.
-        var thread: pthread_t
-        /// The self-pipe: `stop()` writes to `write`, the thread polls `read`.
-        var wakePipe: (read: Int32, write: Int32)
-    }
-    private let running = Mutex<Running?>(nil)
+    /// The connection of the current start; used on the loop's thread only.
+    private let running = Mutex<X11Connection?>(nil)
     private let app = AppIdentityBox()
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
@@ -102,10 +97,10 @@ public final class X11Backend: KeyboardBackend {
         guard display.requestIconify(window) else { throw .failed("the iconify request for \(keyboard.id) failed") }
     }
 
-    /// Connects, delivers the keyboards already visible, and starts the event thread. Throws a
-    /// `BackendFailure` when the server cannot be reached or the thread cannot start. Does
-    /// nothing once started (also after the connection broke) until `stop()`.
-    public func start(sink: any ObservationSink) throws {
+    /// Connects, delivers the keyboards already visible, and adds the connection to `loop`.
+    /// Throws a `BackendFailure` when the server cannot be reached. Does nothing once started
+    /// (also after the connection broke) until `stop()`.
+    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
         try running.withLock { running in
             guard running == nil else { return }
             let display: XDisplay
@@ -114,56 +109,18 @@ public final class X11Backend: KeyboardBackend {
             } catch {
                 throw BackendFailure(backend: name, reason: "\(error)")
             }
-            // A socket pair rather than a pipe: the wake-up is sent with MSG_NOSIGNAL, so waking a
-            // loop that already ended (its end closed) never raises SIGPIPE in the app.
-            var pipeFDs: [Int32] = [-1, -1]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pipeFDs) == 0 else {
-                display.close()
-                throw BackendFailure(backend: name, reason: "socketpair failed: \(String(cString: strerror(errno)))")
-            }
-            // Not inherited by programs the app starts.
-            _ = fcntl(pipeFDs[0], F_SETFD, FD_CLOEXEC)
-            _ = fcntl(pipeFDs[1], F_SETFD, FD_CLOEXEC)
-            let wakeFD = pipeFDs[0]
-            let loop = EventLoop(
-                display: display, rules: rules, app: app, sink: sink, wakeFD: wakeFD, backendName: name)
-            // The keyboards already visible are delivered before start returns; the connection
-            // then passes to the thread, which alone uses it from here on.
-            loop.tracker.start()
-            let context = Unmanaged.passRetained(loop).toOpaque()
-            var thread = pthread_t()
-            let status = pthread_create(
-                &thread, nil,
-                { context in
-                    let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-                    loop.run()
-                    return nil
-                }, context)
-            guard status == 0 else {
-                Unmanaged<EventLoop>.fromOpaque(context).release()
-                close(pipeFDs[0])
-                close(pipeFDs[1])
-                throw BackendFailure(backend: name, reason: "cannot start the X11 thread (error \(status))")
-            }
-            running = Running(thread: thread, wakePipe: (pipeFDs[0], pipeFDs[1]))
+            let connection = X11Connection(
+                display: display, rules: rules, app: app, sink: sink, loop: loop, backendName: name)
+            connection.tracker.start()
+            loop.add(connection)
+            running = connection
         }
     }
 
-    /// Wakes the thread, waits for it to end and closes the connection. Idempotent.
+    /// Removes the connection from the loop and closes it. Idempotent.
     public func stop() {
         running.withLock { running in
-            guard let current = running else { return }
-            var one: UInt8 = 1
-            _ = send(current.wakePipe.write, &one, 1, Int32(MSG_NOSIGNAL))
-            if pthread_equal(current.thread, pthread_self()) != 0 {
-                // Called from a sink callback on the event thread itself (a manager released
-                // there): the loop ends when the callback returns; it cannot be waited for here.
-                pthread_detach(current.thread)
-            } else {
-                pthread_join(current.thread, nil)
-            }
-            // The read end belongs to the event loop, which closes it when it ends.
-            close(current.wakePipe.write)
+            running?.close()
             running = nil
         }
     }
@@ -211,38 +168,37 @@ public final class X11Backend: KeyboardBackend {
     }
 }
 
-/// The backend thread's work: drain Xlib's queue, block in `poll()`, repeat until woken or the
-/// connection breaks. Owned by that one thread from start to end.
-private final class EventLoop {
+/// The X connection as a run-loop source: drain Xlib's queue before each wait, read when the
+/// socket is readable, end when the connection breaks. Used on the loop's thread only.
+private final class X11Connection: LoopSource, @unchecked Sendable {
+    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
+    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
     let display: XDisplay
     let sink: any ObservationSink
-    let wakeFD: Int32
     let backendName: String
     let tracker: WindowTracker
+    private weak var loop: KeyboardRunLoop?
+    private var isClosed = false
 
     init(
-        display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink, wakeFD: Int32,
-        backendName: String
+        display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink,
+        loop: KeyboardRunLoop, backendName: String
     ) {
         self.display = display
         self.sink = sink
-        self.wakeFD = wakeFD
+        self.loop = loop
         self.backendName = backendName
         tracker = WindowTracker(
             display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
             deliver: { sink.deliver($0) })
     }
 
-    func run() {
-        defer { close(wakeFD) }
-        var fds = [
-            pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-        ]
+    func prepareToWait() -> (descriptor: Int32, events: Int16) {
+        guard !isClosed else { return (-1, 0) }
+        // Round trips (and flushing, which reads while it writes) pull events into Xlib's queue
+        // without the socket showing them to poll(): drain first, and wait only once the last
+        // Xlib call before poll() was an XPending that found nothing.
         while true {
-            // Round trips (and flushing, which reads while it writes) pull events into Xlib's
-            // queue without the socket showing them to poll(): drain first, and block only when
-            // the last Xlib call before poll() was an XPending that found nothing.
             var batch = 0
             while display.pendingEvents() > 0 {
                 var event = display.nextEvent()
@@ -258,30 +214,34 @@ private final class EventLoop {
             if display.isBroken { return fail() }
             // Judging ownership at a show may make round trips: look at the queue once more.
             tracker.flushObservations()
+            if isClosed { return (-1, 0) }
             if display.pendingEvents() > 0 { continue }
             if display.isBroken { return fail() }
-            fds[0].revents = 0
-            fds[1].revents = 0
-            let ready = poll(&fds, 2, -1)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return fail(reason: "poll failed: \(String(cString: strerror(errno)))")
-            }
-            if fds[1].revents != 0 {
-                display.close()
-                return
-            }
-            if fds[0].revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, fds[0].revents & Int16(POLLIN) == 0 {
-                return fail()
-            }
+            return (display.fileDescriptor, Int16(POLLIN))
         }
     }
 
-    private func fail(reason: String? = nil) {
+    func handle(events: Int16) {
+        guard !isClosed else { return }
+        if events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0, events & Int16(POLLIN) == 0 {
+            _ = fail()
+        }
+        // Readable: the next prepareToWait reads and handles what came.
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop?.remove(self)
+        display.close()
+    }
+
+    private func fail(reason: String? = nil) -> (descriptor: Int32, events: Int16) {
         tracker.hideAll()
         let reason = reason ?? "lost the connection to the X server \(display.name)"
-        display.close()
+        close()
         sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
+        return (-1, 0)
     }
 }
 

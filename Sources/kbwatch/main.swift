@@ -92,16 +92,33 @@ let manager = KeyboardManager(backend: backend, configuration: .init(settleInter
 // ownership against, so `local` stays unknown rather than always false.
 manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs))
 
-// Closures run on the main queue, which dispatchMain() below drains: events, layout changes and
-// the end of the backend are handled in the order they happened.
-let subscriptions = [
-    manager.onEvent { [writer] in emit(writer.line(for: $0)) },
-    manager.onLayoutChange { [writer] state in writer.line(forLayoutChange: state, at: Date()).map { emit($0) } },
-    manager.onStop { failure in
-        guard let failure else { exit(ExitCode.success.rawValue) }
-        fail(failure.kind == .malformedInput ? .badRecording : .backendFailed, failure.description)
-    },
-]
+// Lines are written on the manager's run-loop thread as each event is produced: no hop to another
+// thread between the display server and stdout. Events, layout changes and the end of the
+// backend come in the order they happened.
+// `--state` prints the state once instead.
+let subscriptions =
+    options.mode == .state
+    ? []
+    : [
+        manager.onEvent(delivery: .immediate) { [writer] in emit(writer.line(for: $0)) },
+        manager.onLayoutChange(delivery: .immediate) { [writer] state in
+            writer.line(forLayoutChange: state, at: Date()).map { emit($0) }
+        },
+        manager.onStop(delivery: .immediate) { failure in
+            guard let failure else { exit(ExitCode.success.rawValue) }
+            fail(failure.kind == .malformedInput ? .badRecording : .backendFailed, failure.description)
+        },
+    ]
+
+// SIGINT and SIGTERM end the watch cleanly: stop the backend (the lines already produced are
+// written by then), exit 0. They are blocked before the loop's thread starts, so that thread
+// inherits the mask and only the main thread takes them, in sigwait; this also covers a
+// background job of a non-interactive shell, which starts with SIGINT ignored.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 
 do {
     try manager.start()
@@ -118,19 +135,8 @@ if options.mode == .state {
     exit(keyboards.isEmpty ? ExitCode.noKeyboardVisible.rawValue : ExitCode.success.rawValue)
 }
 
-// SIGINT and SIGTERM end the watch cleanly: stop the backend, let the main queue finish the
-// lines already queued, exit 0. The handlers are installed explicitly because a background job
-// of a non-interactive shell starts with SIGINT ignored.
-var signalSources: [DispatchSourceSignal] = []
-for number in [SIGINT, SIGTERM] {
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-    source.setEventHandler { [manager] in
-        manager.stop()
-        DispatchQueue.main.async { exit(ExitCode.success.rawValue) }
-    }
-    source.resume()
-    signalSources.append(source)
-}
+var received: Int32 = 0
+while sigwait(&stopSignals, &received) != 0 {}
+manager.stop()
 withExtendedLifetime(subscriptions) {}
-dispatchMain()
+exit(ExitCode.success.rawValue)

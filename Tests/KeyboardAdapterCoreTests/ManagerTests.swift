@@ -3,14 +3,16 @@ import Testing
 
 @testable import KeyboardAdapterCore
 
-/// A manager on an in-memory backend, delivering on a private serial queue.
+/// A manager on an in-memory backend, its closures subscribed for a private serial queue.
 struct LiveRig {
     let backend = InMemoryBackend()
     let queue = DispatchQueue(label: "test.manager")
     let manager: KeyboardManager
+    /// Where the rig's closures run: the private queue.
+    var delivery: KeyboardDelivery { .queue(queue) }
 
     init(settle: Double = 0.01) throws {
-        manager = KeyboardManager(backend: backend, configuration: .init(settleInterval: settle, callbackQueue: queue))
+        manager = KeyboardManager(backend: backend, configuration: .init(settleInterval: settle))
         try manager.start()
     }
 
@@ -39,13 +41,13 @@ struct ManagerTests {
         let shows = UpdateBox()
         let all = UpdateBox()
         let onQueue = FailureBox()
-        let a = rig.manager.on(.didShow) { update in
+        let a = rig.manager.on(.didShow, delivery: rig.delivery) { update in
             if DispatchQueue.getSpecific(key: key) != 7 {
                 onQueue.set(BackendFailure(backend: "t", reason: "wrong queue"))
             }
             shows.append(update)
         }
-        let b = rig.manager.onEvent { all.append($0) }
+        let b = rig.manager.onEvent(delivery: rig.delivery) { all.append($0) }
         rig.showAndSettle()
         #expect(shows.all.map(\.event) == [.didShow])
         #expect(all.all.map(\.event) == [.willShow, .didShow])
@@ -108,11 +110,11 @@ struct ManagerTests {
     func tokenDeinit() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        var token: KeyboardSubscription? = rig.manager.onEvent { seen.append($0) }
+        var token: KeyboardSubscription? = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
         #expect(rig.manager.subscriberCount == 1)
         token = nil
         #expect(rig.manager.subscriberCount == 0)
-        let other = rig.manager.onEvent { seen.append($0) }
+        let other = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
         other.cancel()
         other.cancel()
         #expect(!other.isActive)
@@ -126,7 +128,7 @@ struct ManagerTests {
         let rig = try LiveRig()
         let seen = UpdateBox()
         let holder = TokenHolder()
-        holder.token = rig.manager.onEvent { update in
+        holder.token = rig.manager.onEvent(delivery: rig.delivery) { update in
             seen.append(update)
             holder.token?.cancel()
         }
@@ -138,7 +140,7 @@ struct ManagerTests {
     func thousandSubscribers() throws {
         let rig = try LiveRig()
         let counter = Counter()
-        let tokens = (0..<1000).map { _ in rig.manager.onEvent { _ in counter.increment() } }
+        let tokens = (0..<1000).map { _ in rig.manager.onEvent(delivery: rig.delivery) { _ in counter.increment() } }
         rig.showAndSettle()
         #expect(counter.value == 2000)
         #expect(rig.manager.subscriberCount == 1000)
@@ -150,7 +152,9 @@ struct ManagerTests {
     func fluentChain() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.on(.willShow) { seen.append($0) }.on(.didShow) { seen.append($0) }.on(.didHide) {
+        let token = rig.manager.on(.willShow, delivery: rig.delivery) { seen.append($0) }.on(
+            .didShow, delivery: rig.delivery
+        ) { seen.append($0) }.on(.didHide, delivery: rig.delivery) {
             seen.append($0)
         }
         #expect(rig.manager.subscriberCount == 3)
@@ -166,7 +170,7 @@ struct ManagerTests {
     func pauseResume() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.onEvent { seen.append($0) }
+        let token = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
         rig.manager.pause()
         rig.showAndSettle()
         #expect(seen.all.isEmpty)
@@ -182,7 +186,7 @@ struct ManagerTests {
     func clear() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.onEvent { seen.append($0) }
+        let token = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
         rig.manager.clear()
         #expect(rig.manager.subscriberCount == 0)
         rig.showAndSettle()
@@ -227,7 +231,10 @@ struct ManagerTests {
         let rig = try LiveRig()
         let seen = UpdateBox()
         let failure = FailureBox()
-        let tokens = [rig.manager.onEvent { seen.append($0) }, rig.manager.onStop { failure.set($0) }]
+        let tokens = [
+            rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) },
+            rig.manager.onStop(delivery: rig.delivery) { failure.set($0) },
+        ]
         rig.showAndSettle()
         rig.backend.fail("lost the connection to the X server :42")
         rig.drain()
@@ -241,7 +248,7 @@ struct ManagerTests {
     func stopAndRestart() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.onEvent { seen.append($0) }
+        let token = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
         rig.showAndSettle()
         rig.manager.stop()
         #expect(!rig.manager.isVisible && !rig.backend.isStarted)
@@ -262,7 +269,7 @@ struct ManagerTests {
     func hideKeyboard() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.onEvent { seen.append($0) }
+        let token = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
         #expect(throws: KeyboardControlError.notVisible("keyboard")) { try rig.manager.hideKeyboard() }
         rig.showAndSettle()
         rig.backend.observe(Fixture.panel, frame: Rect(x: 1, y: 1, width: 5, height: 5), output: Fixture.screen)
@@ -284,7 +291,7 @@ struct ManagerTests {
     func textInputOwnership() throws {
         let rig = try LiveRig()
         let seen = UpdateBox()
-        let token = rig.manager.on(.didShow) { seen.append($0) }
+        let token = rig.manager.on(.didShow, delivery: rig.delivery) { seen.append($0) }
         rig.manager.textInputActive = true
         rig.showAndSettle()
         #expect(seen.all.first?.isLocal == true)

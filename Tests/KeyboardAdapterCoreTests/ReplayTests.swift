@@ -14,9 +14,9 @@ final class ReplayRun: @unchecked Sendable {
     init(_ text: String, speed: ReplayBackend.Speed = .asFastAsPossible, settle: Double = 0.05) {
         manager = KeyboardManager(
             backend: ReplayBackend(source: .text(text), speed: speed),
-            configuration: .init(settleInterval: settle, callbackQueue: queue))
-        tokens.append(manager.onEvent { [unowned self] in self.updates.append($0) })
-        tokens.append(manager.onStop { [unowned self] in self.failure = .some($0) })
+            configuration: .init(settleInterval: settle))
+        tokens.append(manager.onEvent(delivery: .queue(queue)) { [unowned self] in self.updates.append($0) })
+        tokens.append(manager.onStop(delivery: .queue(queue)) { [unowned self] in self.failure = .some($0) })
     }
 
     /// Plays to the end; throws if it does not end in time.
@@ -171,7 +171,7 @@ struct ReplayTests {
     func unreadableFile() {
         let backend = ReplayBackend(source: .file("/nonexistent/recording.jsonl"))
         #expect(!backend.availability().isAvailable)
-        #expect(throws: BackendFailure.self) { try backend.start(sink: NullSink()) }
+        #expect(throws: BackendFailure.self) { try backend.start(on: KeyboardRunLoop(), sink: NullSink()) }
     }
 
     @Test(
@@ -184,11 +184,10 @@ struct ReplayTests {
         try data.write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let manager = KeyboardManager(
-            backend: ReplayBackend(source: .file(path), speed: .asFastAsPossible),
-            configuration: .init(callbackQueue: DispatchQueue(label: "t")))
+            backend: ReplayBackend(source: .file(path), speed: .asFastAsPossible))
         let stopped = DispatchSemaphore(value: 0)
         let box = FailureBox()
-        let token = manager.onStop {
+        let token = manager.onStop(delivery: .immediate) {
             box.set($0)
             stopped.signal()
         }
@@ -206,9 +205,9 @@ struct ReplayTests {
         let queue = DispatchQueue(label: "test.record")
         let manager = KeyboardManager(
             backend: try RecordingBackend(recording: live, to: path),
-            configuration: .init(settleInterval: 0.02, callbackQueue: queue))
+            configuration: .init(settleInterval: 0.02))
         let seen = UpdateBox()
-        let token = manager.onEvent { seen.append($0) }
+        let token = manager.onEvent(delivery: .queue(queue)) { seen.append($0) }
         try manager.start()
         live.observe(Fixture.osk, frame: Fixture.docked, output: Fixture.screen)
         Thread.sleep(forTimeInterval: 0.1)
@@ -226,8 +225,6 @@ struct ReplayTests {
 
 struct NullSink: ObservationSink {
     func deliver(_ observation: Observation) {}
-    func nextDeadline() -> Double? { nil }
-    func advance(to time: Double) {}
     func finish(failure: BackendFailure?) {}
 }
 

@@ -22,8 +22,8 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
-            defer { backend.stop() }
+            let (_, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
+            defer { watching.stop() }
 
             let dock = try FakeDock(socket: sway.socket, edge: edge, thickness: thickness)
             try sink.waitForUpdates(2, "the \(edge.rawValue) dock shown")

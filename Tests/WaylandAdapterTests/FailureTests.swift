@@ -22,8 +22,9 @@ extension WaylandIntegration {
                         reason: "compositor at \(weston.socket) lacks zwlr_layer_shell_v1; "
                             + "on-screen keyboard geometry is not observable "
                             + "(its zwp_input_panel_v1 is private to the compositor's own input method)"))
-            #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink(backendName: "wayland")) }
-            backend.stop()
+            #expect(throws: BackendFailure.self) {
+                try BackendLoop(backend, sink: TrackingSink(backendName: "wayland"))
+            }
             #expect(backend.diagnose().contains { $0.contains("zwlr_layer_shell_v1") })
             #expect(weston.process.isRunning)
         }
@@ -45,9 +46,9 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try HeadlessSway()
             defer { sway.stop() }
-            let (backend, sink) = try Fixture.watch(
+            let (_, sink, watching) = try Fixture.watch(
                 sway, until: "HEADLESS-1", measures: Rect(x: 0, y: 0, width: 1280, height: 800))
-            defer { backend.stop() }
+            defer { watching.stop() }
             let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }
             keyboard.signal(SIGUSR2)

@@ -13,13 +13,13 @@ enum Fixture {
     /// Starts a backend on `sway` with a tracking sink, and waits until it has measured `output`'s
     /// usable area as `area` (the probe is in place before the test does anything).
     static func watch(_ sway: HeadlessSway, until output: String, measures area: Rect) throws
-        -> (backend: WaylandBackend, sink: TrackingSink)
+        -> (backend: WaylandBackend, sink: TrackingSink, watching: BackendLoop)
     {
         let sink = TrackingSink(backendName: "wayland")
         let backend = WaylandBackend(display: sway.socket)
-        try backend.start(sink: sink)
+        let watching = try BackendLoop(backend, sink: sink)
         try waitForUsableArea(backend, output, area)
-        return (backend, sink)
+        return (backend, sink, watching)
     }
 
     /// Waits until the backend has measured `output`'s usable area as `area`.

@@ -29,8 +29,8 @@ extension WaylandIntegration {
             guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
             let sway = try Self.twoOutputs()
             defer { sway.stop() }
-            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.scaled.frame)
-            defer { backend.stop() }
+            let (backend, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.scaled.frame)
+            defer { watching.stop() }
             try Fixture.waitForUsableArea(backend, "HEADLESS-2", Self.plain.frame)
 
             let keyboard = try Fixture.wvkbd(sway)
@@ -56,8 +56,8 @@ extension WaylandIntegration {
             let sway = try HeadlessSway()
             defer { sway.stop() }
             let backend = WaylandBackend(display: sway.socket)
-            try backend.start(sink: TrackingSink(backendName: "wayland"))
-            defer { backend.stop() }
+            let watching = try BackendLoop(backend, sink: TrackingSink(backendName: "wayland"))
+            defer { watching.stop() }
             try Fixture.waitForUsableArea(backend, "HEADLESS-1", Rect(x: 0, y: 0, width: 1280, height: 800))
             try sway.message(["create_output"])
             try Wait.require("a measured HEADLESS-2 (have \(backend.outputs))", timeout: 10) {

@@ -16,8 +16,8 @@ extension WaylandIntegration {
             defer { sway.stop() }
             let bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
             defer { bus.stop() }
-            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
-            defer { backend.stop() }
+            let (_, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
+            defer { watching.stop() }
 
             var environment = sway.clientEnvironment
             environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address

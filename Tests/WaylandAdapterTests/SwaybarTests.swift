@@ -24,8 +24,8 @@ extension WaylandIntegration {
             let bar = 800 - workspace.height
             #expect(workspace.y == (position == .top ? bar : 0))
 
-            let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: workspace)
-            defer { backend.stop() }
+            let (backend, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: workspace)
+            defer { watching.stop() }
 
             let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }

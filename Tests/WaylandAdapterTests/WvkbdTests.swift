@@ -18,8 +18,8 @@ extension WaylandIntegration {
             let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: sway.socket)
             #expect(backend.availability().isAvailable)
-            try backend.start(sink: sink)
-            defer { backend.stop() }
+            let watching = try BackendLoop(backend, sink: sink)
+            defer { watching.stop() }
             try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
             let report = backend.diagnose()
             #expect(report.contains("output HEADLESS-1 0,0 1280x800 usable 0,0 1280x800"), "\(report)")
@@ -55,8 +55,8 @@ extension WaylandIntegration.WvkbdTests {
         keyboard.signal(SIGUSR2)
         let docked = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 560 }
 
-        let (backend, sink) = try Fixture.watch(sway, until: "HEADLESS-1", measures: docked)
-        defer { backend.stop() }
+        let (backend, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: docked)
+        defer { watching.stop() }
         keyboard.signal(SIGUSR1)
         try Fixture.waitForUsableArea(backend, "HEADLESS-1", Self.output.frame)
         #expect(sink.updates.isEmpty)
@@ -77,9 +77,10 @@ extension WaylandIntegration {
             defer { sway.stop() }
             let backend = WaylandBackend(display: sway.socket)
             let manager = KeyboardManager(
-                backend: backend, configuration: .init(callbackQueue: DispatchQueue(label: "wvkbd-manager-test")))
+                backend: backend)
             let received = Mutex<[KeyboardUpdate]>([])
-            let subscription = manager.onEvent { update in received.withLock { $0.append(update) } }
+            let subscription = manager.onEvent(delivery: .immediate) { update in received.withLock { $0.append(update) }
+            }
             defer { subscription.cancel() }
             try manager.start()
             defer { manager.stop() }

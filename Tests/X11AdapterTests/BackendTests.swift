@@ -15,7 +15,7 @@ struct BackendTests {
             return
         }
         #expect(reason == "cannot open X display :999")
-        #expect(throws: BackendFailure.self) { try backend.start(sink: TrackingSink(backendName: "x11")) }
+        #expect(throws: BackendFailure.self) { try BackendLoop(backend, sink: TrackingSink(backendName: "x11")) }
         #expect(X11Backend.registration.name == "x11" && X11Backend.registration.hint.variables == ["DISPLAY"])
     }
 
@@ -32,7 +32,7 @@ struct BackendTests {
         #expect(lines.contains("x11: window manager: Openbox"), "\(lines)")
         #expect(lines.contains { $0.hasPrefix("x11: X server \(h.session.display), screen 1280x800") }, "\(lines)")
 
-        try h.backend.start(sink: h.sink)
+        try h.startBackend()
         let first = h.sink.observations
         #expect(
             first.count == 1 && first.first?.keyboard.name == "xvkbd" && first.first?.frame != nil,
@@ -41,9 +41,9 @@ struct BackendTests {
         try h.expectFrameMatchesServer(try #require(shown.last))
 
         let started = MonotonicClock.now()
-        h.backend.stop()
-        h.backend.stop()
-        #expect(MonotonicClock.now() - started < 0.5, "stop wakes the thread at once")
+        h.stopBackend()
+        h.stopBackend()
+        #expect(MonotonicClock.now() - started < 0.5, "stop wakes the loop at once")
         #expect(h.sink.failures.isEmpty, "a stop is no failure")
     }
 }

@@ -10,6 +10,8 @@ final class Harness {
     let session: X11Session
     let backend: X11Backend
     let sink: TrackingSink
+    /// The loop the backend runs on, once started.
+    private(set) var running: BackendLoop?
 
     /// Starts a server (with openbox when asked) and the backend on it. Returns nil, after
     /// printing why, when a needed program is missing outside CI.
@@ -25,7 +27,7 @@ final class Harness {
         try setUp(session)
         if openbox { try session.startWindowManager() }
         let harness = Harness(session: session, rules: rules, settleInterval: settleInterval)
-        if startBackend { try harness.backend.start(sink: harness.sink) }
+        if startBackend { try harness.startBackend() }
         return harness
     }
 
@@ -35,8 +37,14 @@ final class Harness {
         sink = TrackingSink(backendName: "x11", settleInterval: settleInterval)
     }
 
+    /// Starts the backend on a loop of its own, delivering to the sink.
+    func startBackend() throws { running = try BackendLoop(backend, sink: sink) }
+
+    /// Stops the backend and its loop. Idempotent.
+    func stopBackend() { running?.stop() }
+
     deinit {
-        backend.stop()
+        running?.stop()
         session.stop()
         // What the backend and the tracker made of the test, for the test log.
         print("updates on \(session.display):\n" + describe(sink.updates))

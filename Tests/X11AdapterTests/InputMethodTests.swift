@@ -23,10 +23,9 @@ struct InputMethodTests {
             return
         }
         let manager = KeyboardManager(
-            backend: h.backend,
-            configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11-ime-test")))
+            backend: h.backend)
         let seen = Mutex<[KeyboardUpdate]>([])
-        let token = manager.onEvent { update in seen.withLock { $0.append(update) } }
+        let token = manager.onEvent(delivery: .immediate) { update in seen.withLock { $0.append(update) } }
         defer {
             token.cancel()
             manager.stop()

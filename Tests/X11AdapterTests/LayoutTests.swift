@@ -15,13 +15,12 @@ struct LayoutTests {
         }
         try h.session.run("setxkbmap", ["-layout", "us"])
         let manager = KeyboardManager(
-            backend: h.backend,
-            configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11-layout-test")))
+            backend: h.backend)
         let events = Mutex<[KeyboardUpdate]>([])
         let layouts = Mutex<[InputLayout?]>([])
         let tokens = [
-            manager.onEvent { update in events.withLock { $0.append(update) } },
-            manager.onLayoutChange { state in layouts.withLock { $0.append(state.layout) } },
+            manager.onEvent(delivery: .immediate) { update in events.withLock { $0.append(update) } },
+            manager.onLayoutChange(delivery: .immediate) { state in layouts.withLock { $0.append(state.layout) } },
         ]
         defer {
             tokens.forEach { $0.cancel() }

@@ -12,12 +12,11 @@ struct ManagerTests {
     func managerEndToEnd() throws {
         guard let h = try Harness.make(openbox: true, programs: ["xvkbd"], startBackend: false) else { return }
         let manager = KeyboardManager(
-            backend: h.backend,
-            configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11-manager-test")))
+            backend: h.backend)
         let seen = Mutex<[KeyboardUpdate]>([])
         let stops = Mutex<[BackendFailure?]>([])
-        let events = manager.onEvent { update in seen.withLock { $0.append(update) } }
-        let stopped = manager.onStop { failure in stops.withLock { $0.append(failure) } }
+        let events = manager.onEvent(delivery: .immediate) { update in seen.withLock { $0.append(update) } }
+        let stopped = manager.onStop(delivery: .immediate) { failure in stops.withLock { $0.append(failure) } }
         defer {
             events.cancel()
             stopped.cancel()
@@ -56,10 +55,9 @@ struct ManagerTests {
                 return
             }
             let manager = KeyboardManager(
-                backend: h.backend,
-                configuration: KeyboardManager.Configuration(callbackQueue: DispatchQueue(label: "x11-hide-test")))
+                backend: h.backend)
             let seen = Mutex<[KeyboardEvent]>([])
-            let events = manager.onEvent { update in seen.withLock { $0.append(update.event) } }
+            let events = manager.onEvent(delivery: .immediate) { update in seen.withLock { $0.append(update.event) } }
             defer {
                 events.cancel()
                 manager.stop()

@@ -26,9 +26,9 @@ struct RobustnessTests {
         #expect(h.sink.visible.isEmpty)
         // Another connection in the same process notices the dead server without ending it.
         bystander.sync()
-        // The thread has ended by itself; stopping is immediate and harmless.
+        // The connection has left the loop by itself; stopping is immediate and harmless.
         let started = MonotonicClock.now()
-        h.backend.stop()
+        h.stopBackend()
         #expect(MonotonicClock.now() - started < 1)
     }
 

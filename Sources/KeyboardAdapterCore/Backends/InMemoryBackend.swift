@@ -2,7 +2,8 @@ import Synchronization
 
 /// A backend whose observations the caller hands in, for testing code that uses a
 /// ``KeyboardManager`` (like swift-log's in-memory handler). It runs the manager's live path:
-/// the manager's own settle timers, on the wall clock.
+/// the manager's run loop and its settle deadlines, on the monotonic clock. Observations handed
+/// in from any thread are processed on the loop's thread, in order.
 public final class InMemoryBackend: KeyboardBackend {
     /// The name given at creation (default `memory`).
     public let name: String
@@ -34,7 +35,7 @@ public final class InMemoryBackend: KeyboardBackend {
     public func availability() -> BackendAvailability { .available(detail: "observations handed in by the caller") }
 
     /// Remembers the sink.
-    public func start(sink: any ObservationSink) throws { self.sink.withLock { $0 = sink } }
+    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws { self.sink.withLock { $0 = sink } }
 
     /// Forgets the sink.
     public func stop() { sink.withLock { $0 = nil } }

@@ -47,8 +47,8 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable {
     public static let reportsInputMethodPanels = BackendCapabilities(rawValue: 1 << 6)
     /// Can ask a visible keyboard to hide (`KeyboardManager.hideKeyboard()`).
     public static let hidesKeyboards = BackendCapabilities(rawValue: 1 << 8)
-    /// Drives the tracker's clock itself (replay): the manager arms no timers of its own and the
-    /// backend calls `ObservationSink.advance(to:)` instead.
+    /// Plays observations on a clock of its own (replay): the events do not depend on how fast
+    /// they are played.
     public static let drivesClock = BackendCapabilities(rawValue: 1 << 7)
 }
 
@@ -82,23 +82,19 @@ public struct BackendFailure: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String { "\(backend): \(reason)" }
 }
 
-/// Where a backend delivers what it sees. The manager provides it; calls may come from any thread
-/// and are processed in the order they are made.
+/// Where a backend delivers what it sees. The manager provides it. Calls made on the run loop's
+/// thread are processed at once; calls from other threads are handed to the loop, in order.
 public protocol ObservationSink: Sendable {
     /// One observation of one keyboard.
     func deliver(_ observation: Observation)
-    /// For clock-driving backends (replay): the earliest time at which the tracker has a pending
-    /// transition to settle, or nil. Blocks until every earlier delivery is processed.
-    func nextDeadline() -> Double?
-    /// For clock-driving backends: settle every transition due by `time`.
-    func advance(to time: Double)
     /// The backend stopped by itself: the connection broke (every visible keyboard is then hidden
     /// and the failure is reported), or a recording ended (`failure` nil).
     func finish(failure: BackendFailure?)
 }
 
-/// A source of keyboard observations: one per display server, plus replay. Backends run on a thread
-/// of their own, block on their connection's file descriptor, and never build events.
+/// A source of keyboard observations: one per display server, plus replay. A backend runs on the
+/// ``KeyboardRunLoop`` its manager gives it: it adds its connection as a ``LoopSource`` and hands
+/// observations to the sink from that loop's thread. It never builds events.
 ///
 /// The protocol is modelled on swift-log's `LogHandler`: small, so that backends are plugins, and
 /// so that a recording can stand in for a display server in tests.
@@ -109,21 +105,22 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     var capabilities: BackendCapabilities { get }
     /// Whether the backend can run in this session, and why not; may connect briefly to check.
     func availability() -> BackendAvailability
-    /// Connects and starts delivering observations to `sink` from the backend's own thread.
-    /// The keyboards already visible are delivered before it returns, so that a caller can ask
-    /// for the current state right after. Throws when it cannot start.
-    func start(sink: any ObservationSink) throws
-    /// Stops delivering and releases the connection. Idempotent; returns once no further call to
-    /// the sink will be made.
+    /// Called on `loop`'s thread: connects, adds its sources to `loop`, and delivers the keyboards
+    /// already visible before it returns, so that a caller can ask for the current state right
+    /// after. Throws when it cannot start.
+    func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws
+    /// Called on the loop's thread (or once the loop has ended): removes its sources and releases
+    /// the connection. Idempotent; no call to the sink follows.
     func stop()
     /// What the backend sees in this session, line by line, for `kbwatch --doctor`: the display
     /// server, the protocols or atoms found, the keyboards running, and what it cannot see.
     func diagnose() -> [String]
     /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
-    /// or processes has the focus is local. Backends that cannot tell ignore it.
+    /// or processes has the focus is local. Backends that cannot tell ignore it. Any thread.
     func setAppIdentity(_ identity: AppIdentity)
     /// Asks a visible keyboard to hide, the way its own program would be asked (ARKeyboardControl's
     /// `hideKeyboard`). The hide is then observed like any other. Throws when the backend cannot.
+    /// Any thread.
     func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError)
 }
 

@@ -8,23 +8,45 @@ import Synchronization
 /// Subscribe with a weak ``delegate``, with closures (``on(_:perform:)``, ``onEvent(perform:)``,
 /// each returning a ``KeyboardSubscription`` token), or with the ``updates`` async sequence.
 ///
-/// Threading: the backend runs on its own thread; observations are processed in order on a private
-/// serial queue; closures are called on the callback queue given at creation, the main queue
-/// (main actor) by default; the delegate is always called on the main actor. Give a serial queue
-/// so that events arrive in order. Every method of the manager may be called from any thread.
+/// Threading: each ``start()`` runs the backend on a ``KeyboardRunLoop`` of its own, one thread
+/// blocked in `poll()`; observations become events on that thread as they arrive. Closures given
+/// without a delivery are `@MainActor` and run on the main actor; with a ``KeyboardDelivery``
+/// they run on the loop thread (``KeyboardDelivery/immediate``), a queue, or the thread that
+/// calls ``dispatchPending()`` (``KeyboardDelivery/descriptor``). The delegate is always called
+/// on the main actor. Every method of the manager may be called from any thread, also from a
+/// callback.
+///
+/// A subscriber never sees a `did` event without its `will`: one that subscribes half-way through
+/// a transition gets the next whole one, and reads the current state from ``visibleKeyboards``
+/// (or the first snapshot of ``updates``).
 public final class KeyboardManager: Sendable {
     /// Settings fixed at creation.
     public struct Configuration: Sendable {
         /// Seconds a frame must stay put before a `did` event (default 0.05; 0 allowed).
         public var settleInterval: Double
-        /// Where closures are called: nil for the main queue (the main actor).
-        public var callbackQueue: DispatchQueue?
+        /// Seconds after which deliveries that nobody drains (a main queue that never runs, a
+        /// queue that is blocked, a descriptor nobody reads) are reported once through
+        /// ``diagnostics`` (default 2).
+        public var undrainedWarningDelay: Double
+        /// Where the manager reports what no error can carry, such as deliveries that nobody
+        /// drains; standard error by default. Called on the run loop's thread.
+        public var diagnostics: @Sendable (String) -> Void
 
         /// Creates a configuration.
-        public init(settleInterval: Double = 0.05, callbackQueue: DispatchQueue? = nil) {
+        public init(
+            settleInterval: Double = 0.05, undrainedWarningDelay: Double = 2,
+            diagnostics: @escaping @Sendable (String) -> Void = KeyboardManager.writeToStandardError
+        ) {
             self.settleInterval = settleInterval
-            self.callbackQueue = callbackQueue
+            self.undrainedWarningDelay = undrainedWarningDelay
+            self.diagnostics = diagnostics
         }
+    }
+
+    /// Writes one line to standard error, prefixed with `KeyboardAdapter: `.
+    public static func writeToStandardError(_ message: String) {
+        let bytes = Array("KeyboardAdapter: \(message)\n".utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
     /// The backend this manager runs.
@@ -32,8 +54,9 @@ public final class KeyboardManager: Sendable {
     /// The settings given at creation.
     public let configuration: Configuration
 
-    private let processing = DispatchQueue(label: "KeyboardAdapter.KeyboardManager.processing")
-    private let state: Mutex<State>
+    let state: Mutex<State>
+    private let held: HeldDeliveries
+    private let backlog: DeliveryBacklog
     private let delegateBox = Mutex(DelegateBox())
 
     // Only touched under `delegateBox`'s mutex; the delegate is called on the main actor only.
@@ -41,21 +64,24 @@ public final class KeyboardManager: Sendable {
         weak var delegate: (any KeyboardManagerDelegate)?
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var tracker: KeyboardTracker
-        var running = false
+        /// The keyboards visible as of the last emission routed, by id.
+        var visible: [String: KeyboardState] = [:]
+        var session: ManagerSession?
         var paused = false
-        var generation = 0
-        var nextSubscriberID = 0
-        var subscribers: [Int: Subscriber] = [:]
-        var streams: [Int: AsyncStream<KeyboardSnapshot>.Continuation] = [:]
-        var timer: SettleTimer?
-    }
+        var subscribers = SubscriberTable()
 
-    /// The one-shot settle timer. Created, armed and cancelled only on the processing queue (and
-    /// in deinit, when nothing else can reach it), which is what makes sharing it safe.
-    private struct SettleTimer: @unchecked Sendable {
-        let source: DispatchSourceTimer
+        var sortedVisible: [KeyboardState] { visible.values.sorted { $0.keyboard.id < $1.keyboard.id } }
+
+        /// Forgets every keyboard and ends every stream; returns the streams to finish.
+        mutating func reset() -> [AsyncStream<KeyboardSnapshot>.Continuation] {
+            session = nil
+            tracker.reset()
+            visible.removeAll()
+            defer { subscribers.streams.removeAll() }
+            return subscribers.streams.values.map(\.continuation)
+        }
     }
 
     /// Creates a manager for a backend. Nothing happens until ``start()``.
@@ -63,10 +89,9 @@ public final class KeyboardManager: Sendable {
         self.backend = backend
         self.configuration = configuration
         state = Mutex(
-            State(
-                tracker: KeyboardTracker(
-                    backendName: backend.name,
-                    settleInterval: configuration.settleInterval)))
+            State(tracker: KeyboardTracker(backendName: backend.name, settleInterval: configuration.settleInterval)))
+        held = HeldDeliveries()
+        backlog = DeliveryBacklog(delay: configuration.undrainedWarningDelay, report: configuration.diagnostics)
     }
 
     /// Creates a manager for the backend that fits this session (see ``BackendRegistry/select(name:environment:)``).
@@ -81,41 +106,40 @@ public final class KeyboardManager: Sendable {
     }
 
     deinit {
-        // The last reference may be dropped on the backend's own thread, inside a sink call:
-        // backends' stop() then only asks their thread to end instead of waiting for it.
-        backend.stop()
-        let leftovers = state.withLock { state -> ([AsyncStream<KeyboardSnapshot>.Continuation], SettleTimer?) in
-            defer { state.streams.removeAll() }
-            return (Array(state.streams.values), state.timer)
-        }
-        leftovers.1?.source.cancel()
-        leftovers.0.forEach { $0.finish() }
+        // The last reference may go on the loop's own thread, inside a callback: stopping then
+        // only asks the loop to end after the callback.
+        let (session, streams) = state.withLock { state in (state.session, state.reset()) }
+        session?.end(backend: backend)
+        streams.forEach { $0.finish() }
     }
 
     // MARK: - Lifecycle
 
-    /// Starts the backend. The keyboards already visible are reported as shown. Calling it while
-    /// running does nothing; throws when the backend cannot start.
+    /// Starts the backend on a run loop of its own. The keyboards already visible are reported
+    /// as shown before it returns, so the queries answer for the current state right after.
+    /// Calling it while running does nothing; throws when the backend cannot start.
     public func start() throws {
-        let (generation, ranBefore): (Int?, Bool) = state.withLock { state in
-            guard !state.running else { return (nil, false) }
-            state.running = true
-            state.generation += 1
-            return (state.generation, state.generation > 1)
+        let session: ManagerSession? = try state.withLock { state in
+            guard state.session == nil else { return nil }
+            let session = try ManagerSession(loop: KeyboardRunLoop())
+            state.session = session
+            return session
         }
-        guard let generation else { return }
-        // A backend that stopped by itself (its display server died) may still hold its old
-        // state; stopping it first (idempotent) lets it start afresh.
-        if ranBefore { backend.stop() }
+        guard let session else { return }
         do {
-            try backend.start(sink: ManagerSink(manager: self, generation: generation))
+            try session.loop.start()
+            let sink = ManagerSink(manager: WeakManager(self), session: session)
+            let settle = SettleSource(manager: WeakManager(self), session: session)
+            try session.begin(backend: backend) { loop in
+                loop.add(settle)
+                try self.backend.start(on: loop, sink: sink)
+            }
         } catch {
-            state.withLock { $0.running = false }
+            let streams = state.withLock { state in state.session === session ? state.reset() : [] }
+            session.end(backend: backend)
+            streams.forEach { $0.finish() }
             throw error
         }
-        // The backend delivered the keyboards already visible before returning: once they are
-        // processed, the queries answer for the current state.
-        processing.sync {}
     }
 
     /// Which app `isLocal` is judged against (X11: its windows or processes having the focus when
@@ -125,30 +149,22 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Stops the backend and forgets every keyboard, without events; ends every ``updates``
-    /// sequence. Subscriptions stay registered for the next ``start()``. Idempotent.
+    /// sequence. Subscriptions stay registered for the next ``start()``. Idempotent. From another
+    /// thread it returns once no further immediate callback will be made; from a callback, the
+    /// loop ends when the callback returns.
     public func stop() {
-        backend.stop()
-        processing.sync {
-            let (timer, streams) = state.withLock { state in
-                defer {
-                    state.running = false
-                    state.generation += 1
-                    state.tracker.reset()
-                    state.timer = nil
-                    state.streams.removeAll()
-                }
-                return (state.timer, Array(state.streams.values))
-            }
-            timer?.source.cancel()
-            streams.forEach { $0.finish() }
-        }
+        let (session, streams) = state.withLock { state in (state.session, state.reset()) }
+        session?.end(backend: backend)
+        streams.forEach { $0.finish() }
     }
 
     /// True between ``start()`` and ``stop()`` (or the backend stopping by itself).
-    public var isRunning: Bool { state.withLock { $0.running } }
+    public var isRunning: Bool { state.withLock { $0.session != nil } }
 
     /// Stops handing out events until ``resume()`` (MSSKeyboardManager's "ignoring updates").
-    /// Keyboards are still tracked, so the queries stay right; events of the pause are dropped.
+    /// Keyboards are still tracked, so the queries stay right. Pairs stay whole: a `will` handed
+    /// out before the pause still gets its `did`; a transition that begins during the pause is not
+    /// handed out, not even its `did` after ``resume()``.
     public func pause() { state.withLock { $0.paused = true } }
 
     /// Hands out events again after ``pause()``.
@@ -182,266 +198,296 @@ public final class KeyboardManager: Sendable {
     // MARK: - Queries
 
     /// True while any keyboard or input-method panel is visible.
-    public var isVisible: Bool { !visibleKeyboards.isEmpty }
+    public var isVisible: Bool { state.withLock { !$0.visible.isEmpty } }
 
-    /// The visible keyboards and panels, ordered by id.
-    public var visibleKeyboards: [KeyboardState] { state.withLock { $0.tracker.visibleKeyboards } }
+    /// The visible keyboards and panels, ordered by id, as of the last event handed out.
+    public var visibleKeyboards: [KeyboardState] { state.withLock { $0.sortedVisible } }
 
     /// The frame of the visible on-screen keyboard (the first by id when several are visible,
-    /// panels not counted); nil when none is visible.
+    /// panels and keyboards at an unknown place not counted); nil when none is visible.
     public var currentFrame: Rect? {
-        visibleKeyboards.first { $0.keyboard.kind == .keyboard }?.frame
+        visibleKeyboards.first { $0.keyboard.kind == .keyboard && $0.hasKnownFrame }?.frame
     }
 
     /// The region covered by the visible keyboards, and by input-method panels when asked: the
-    /// smallest rectangle holding them all; nil when nothing is visible.
+    /// smallest rectangle holding them all; nil when nothing with a known frame is visible.
     public func coveredRegion(includingPanels: Bool = true) -> Rect? {
-        let frames = visibleKeyboards.filter { includingPanels || $0.keyboard.kind == .keyboard }.map(\.frame)
+        let frames = knownFrames(includingPanels: includingPanels)
         guard let first = frames.first else { return nil }
         return frames.dropFirst().reduce(first) { $0.union($1) }
     }
 
     /// The insets an app window (its frame in global coordinates) should keep free from every
-    /// visible keyboard and panel.
+    /// visible keyboard and panel whose frame is known.
     public func insets(forWindow window: Rect, includingPanels: Bool = true) -> EdgeInsets {
-        let frames = visibleKeyboards.filter { includingPanels || $0.keyboard.kind == .keyboard }.map(\.frame)
-        return WindowGeometry.insets(for: frames, inWindow: window)
+        WindowGeometry.insets(for: knownFrames(includingPanels: includingPanels), inWindow: window)
+    }
+
+    private func knownFrames(includingPanels: Bool) -> [Rect] {
+        visibleKeyboards.filter { $0.hasKnownFrame && (includingPanels || $0.keyboard.kind == .keyboard) }.map(\.frame)
     }
 
     // MARK: - Subscribing
 
-    /// The delegate, held weakly; called on the main actor.
+    /// The delegate, held weakly; called on the main actor. Setting one starts its pairing
+    /// afresh: it gets the next whole transitions.
     @MainActor
     public weak var delegate: (any KeyboardManagerDelegate)? {
         get { delegateBox.withLock { $0.delegate } }
-        set { delegateBox.withLock { $0.delegate = newValue } }
+        set {
+            state.withLock { state in
+                delegateBox.withLock { $0.delegate = newValue }
+                state.subscribers.delegatePairing = PairingFilter()
+            }
+        }
     }
 
-    /// Calls `handler` for every `event`, on the callback queue, until the token is cancelled or released.
-    public func on(_ event: KeyboardEvent, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void)
+    /// Calls `handler` on the main actor for every `event`, until the token is cancelled or
+    /// released. The main thread must run the main queue (`dispatchMain()`, a `RunLoop`, an async
+    /// `main`); an app whose main thread runs its own loop uses ``KeyboardDelivery/descriptor``.
+    public func on(_ event: KeyboardEvent, perform handler: @escaping @MainActor @Sendable (KeyboardUpdate) -> Void)
         -> KeyboardSubscription
     {
-        KeyboardSubscription(manager: self, id: addSubscriber(.event(event, handler)))
+        subscribe(.events(event, .mainActor(handler)))
     }
 
-    /// Calls `handler` for every event of every kind.
-    public func onEvent(perform handler: @escaping @Sendable (KeyboardUpdate) -> Void) -> KeyboardSubscription {
-        KeyboardSubscription(manager: self, id: addSubscriber(.allEvents(handler)))
+    /// Calls `handler` for every `event` as `delivery` says, until the token is cancelled or released.
+    public func on(
+        _ event: KeyboardEvent, delivery: KeyboardDelivery,
+        perform handler: @escaping @Sendable (KeyboardUpdate) -> Void
+    ) -> KeyboardSubscription {
+        subscribe(.events(event, .delivered(delivery, handler)))
     }
 
-    /// Calls `handler` when the input layout of a visible keyboard changes (not a frame change).
-    public func onLayoutChange(perform handler: @escaping @Sendable (KeyboardState) -> Void) -> KeyboardSubscription {
-        KeyboardSubscription(manager: self, id: addSubscriber(.layout(handler)))
+    /// Calls `handler` on the main actor for every event of every kind.
+    public func onEvent(perform handler: @escaping @MainActor @Sendable (KeyboardUpdate) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.events(nil, .mainActor(handler)))
     }
 
-    /// Calls `handler` when the backend stops by itself: with the failure, or nil when a recording ended.
-    public func onStop(perform handler: @escaping @Sendable (BackendFailure?) -> Void) -> KeyboardSubscription {
-        KeyboardSubscription(manager: self, id: addSubscriber(.stop(handler)))
+    /// Calls `handler` for every event of every kind as `delivery` says.
+    public func onEvent(delivery: KeyboardDelivery, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.events(nil, .delivered(delivery, handler)))
+    }
+
+    /// Calls `handler` on the main actor when the input layout of a visible keyboard changes (not
+    /// a frame change).
+    public func onLayoutChange(perform handler: @escaping @MainActor @Sendable (KeyboardState) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.layout(.mainActor(handler)))
+    }
+
+    /// Calls `handler` as `delivery` says when the input layout of a visible keyboard changes.
+    public func onLayoutChange(
+        delivery: KeyboardDelivery, perform handler: @escaping @Sendable (KeyboardState) -> Void
+    ) -> KeyboardSubscription {
+        subscribe(.layout(.delivered(delivery, handler)))
+    }
+
+    /// Calls `handler` on the main actor when the backend stops by itself: with the failure, or
+    /// nil when a recording ended.
+    public func onStop(perform handler: @escaping @MainActor @Sendable (BackendFailure?) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.stop(.mainActor(handler)))
+    }
+
+    /// Calls `handler` as `delivery` says when the backend stops by itself.
+    public func onStop(delivery: KeyboardDelivery, perform handler: @escaping @Sendable (BackendFailure?) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.stop(.delivered(delivery, handler)))
+    }
+
+    private func subscribe(_ subscriber: Subscriber) -> KeyboardSubscription {
+        KeyboardSubscription(manager: self, id: addSubscriber(subscriber))
     }
 
     /// An async sequence of snapshots: first the current state, then one per event and layout
-    /// change. It ends when the manager stops or is released. Each call makes a new sequence.
+    /// change, each with the keyboards visible as of that event. It ends when the manager stops
+    /// or is released. Each call makes a new sequence; events are produced on the loop's thread
+    /// and buffered until read.
     public var updates: AsyncStream<KeyboardSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(of: KeyboardSnapshot.self, bufferingPolicy: .unbounded)
-        processing.sync {
-            let id = state.withLock { state -> Int in
-                state.nextSubscriberID += 1
-                state.streams[state.nextSubscriberID] = continuation
-                continuation.yield(KeyboardSnapshot(keyboards: state.tracker.visibleKeyboards))
-                return state.nextSubscriberID
-            }
-            continuation.onTermination = { [weak self] _ in
-                _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
-            }
+        let id = state.withLock { state -> Int in
+            let id = state.subscribers.makeID()
+            state.subscribers.streams[id] = SubscriberTable.Stream(continuation: continuation)
+            continuation.yield(KeyboardSnapshot(keyboards: state.sortedVisible))
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.streams.removeValue(forKey: id) }
         }
         return stream
     }
 
-    /// True when everything delivered so far is processed and no transition waits to settle
-    /// (what was emitted is then queued for the callbacks).
-    var isSettled: Bool { processing.sync { state.withLock { $0.tracker.nextDeadline == nil } } }
+    /// A descriptor that is readable while deliveries for ``KeyboardDelivery/descriptor``
+    /// subscriptions are held: add it to the app's own loop (`poll()`, `g_unix_fd_add`, epoll, an
+    /// SDL or Xlib loop) and call ``dispatchPending()`` when it is readable. It stays open as long
+    /// as the manager; never close or read it.
+    public var pollDescriptor: Int32 { held.descriptor }
+
+    /// Calls every held ``KeyboardDelivery/descriptor`` closure on the calling thread, in order,
+    /// and returns how many were called. Call it from one thread at a time (the app's loop).
+    @discardableResult
+    public func dispatchPending() -> Int {
+        let calls = held.take()
+        backlog.drained(.descriptor, count: calls.count)
+        var count = 0
+        for call in calls where isSubscribed(call.subscriber) {
+            call.body()
+            count += 1
+        }
+        return count
+    }
+
+    /// True when everything handed in so far is processed and no transition waits to settle
+    /// (what was emitted is then handed to its delivery). For tests.
+    var isSettled: Bool {
+        guard let session = state.withLock({ $0.session }) else { return true }
+        // Asked on the loop's thread, between two of its callbacks: what was handed in before is
+        // processed, and what a settle emitted has been handed to its delivery.
+        return (try? session.loop.performAndWait { self.state.withLock { $0.tracker.nextDeadline == nil } }) ?? true
+    }
 
     /// The number of closures registered (for diagnostics and tests).
-    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.entries.count } }
 
     func addSubscriber(_ subscriber: Subscriber) -> Int {
-        state.withLock { state in
-            state.nextSubscriberID += 1
-            state.subscribers[state.nextSubscriberID] = subscriber
-            return state.nextSubscriberID
-        }
+        state.withLock { $0.subscribers.add(subscriber) }
     }
 
     func removeSubscribers(_ ids: [Int]) {
-        state.withLock { state in
-            for id in ids { state.subscribers.removeValue(forKey: id) }
-        }
+        state.withLock { $0.subscribers.remove(ids) }
     }
 
-    // MARK: - Processing (on the private queue)
+    private func isSubscribed(_ id: Int?) -> Bool {
+        guard let id else { return true }
+        return state.withLock { $0.subscribers.contains(id) }
+    }
 
-    fileprivate func handle(_ observation: Observation, generation: Int) {
-        processing.async {
-            let emissions = self.state.withLock { state -> [TrackerEmission] in
-                guard state.generation == generation else { return [] }
-                return state.tracker.ingest(observation)
+    // MARK: - Processing (on the loop's thread)
+
+    func ingest(_ observation: Observation, session: ManagerSession) {
+        let calls = state.withLock { state -> PreparedCalls in
+            guard state.session === session else { return PreparedCalls() }
+            return route(state.tracker.ingest(observation), in: &state)
+        }
+        deliver(calls)
+    }
+
+    func settle(to time: Double, session: ManagerSession) {
+        let calls = state.withLock { state -> PreparedCalls in
+            guard state.session === session else { return PreparedCalls() }
+            return route(state.tracker.advance(to: time), in: &state)
+        }
+        deliver(calls)
+    }
+
+    func nextDeadline(session: ManagerSession) -> Double? {
+        state.withLock { $0.session === session ? $0.tracker.nextDeadline : nil }
+    }
+
+    func finish(failure: BackendFailure?, session: ManagerSession) {
+        let result = state.withLock { state -> (PreparedCalls, [AsyncStream<KeyboardSnapshot>.Continuation])? in
+            guard state.session === session else { return nil }
+            var emissions = state.tracker.advance(to: .infinity)
+            if let failure, failure.kind != .malformedInput {
+                emissions += state.tracker.hideAll(at: session.loop.clock.now())
             }
-            self.publish(emissions)
-            self.rearmTimer(generation: generation)
-        }
-    }
-
-    fileprivate func nextDeadline(generation: Int) -> Double? {
-        processing.sync { state.withLock { $0.generation == generation ? $0.tracker.nextDeadline : nil } }
-    }
-
-    fileprivate func advance(to time: Double, generation: Int) {
-        processing.async {
-            let emissions = self.state.withLock { state -> [TrackerEmission] in
-                guard state.generation == generation else { return [] }
-                return state.tracker.advance(to: time)
+            var calls = route(emissions, in: &state)
+            state.subscribers.routeStop(failure, into: &calls)
+            if delegateBox.withLock({ $0.delegate != nil }) {
+                calls.mainActor.append(
+                    .init(subscriber: nil, body: { self.delegate?.keyboardManager(self, didStopWith: failure) }))
             }
-            self.publish(emissions)
+            return (calls, state.reset())
         }
+        guard let (calls, streams) = result else { return }
+        // The backend and the loop end before anyone hears of it, so that a callback may start
+        // the manager again.
+        session.end(backend: backend)
+        streams.forEach { $0.finish() }
+        deliver(calls)
     }
 
-    fileprivate func finish(failure: BackendFailure?, generation: Int) {
-        processing.async {
-            let (emissions, streams) = self.state.withLock {
-                state -> ([TrackerEmission], [AsyncStream<KeyboardSnapshot>.Continuation]) in
-                guard state.generation == generation else { return ([], []) }
-                var emissions = state.tracker.advance(to: .infinity)
-                if let failure, failure.kind != .malformedInput {
-                    emissions += state.tracker.hideAll(at: MonotonicClock.now())
-                }
-                state.running = false
-                state.generation += 1
-                state.timer?.source.cancel()
-                state.timer = nil
-                defer { state.streams.removeAll() }
-                return (emissions, Array(state.streams.values))
-            }
-            self.publish(emissions, streamsOverride: streams)
-            self.publishStop(failure)
-            streams.forEach { $0.finish() }
-        }
-    }
-
-    /// Arms a one-shot timer for the tracker's next deadline; none when nothing is pending, so an
-    /// idle manager costs no CPU. Clock-driving backends (replay) settle through the sink instead.
-    private func rearmTimer(generation: Int) {
-        guard !backend.capabilities.contains(.drivesClock) else { return }
-        let old = state.withLock { state -> SettleTimer? in
-            defer { state.timer = nil }
-            return state.timer
-        }
-        old?.source.cancel()
-        guard let deadline = state.withLock({ $0.tracker.nextDeadline }) else { return }
-        let timer = DispatchSource.makeTimerSource(queue: processing)
-        let delay = max(0, deadline - MonotonicClock.now())
-        timer.schedule(deadline: .now() + delay, leeway: .milliseconds(1))
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            let emissions = self.state.withLock { state -> [TrackerEmission] in
-                guard state.generation == generation else { return [] }
-                return state.tracker.advance(to: max(deadline, MonotonicClock.now()))
-            }
-            self.publish(emissions)
-            self.rearmTimer(generation: generation)
-        }
-        state.withLock { $0.timer = SettleTimer(source: timer) }
-        timer.resume()
-    }
-
-    /// Hands emissions to closures, the delegate and the streams, in order.
-    private func publish(
-        _ emissions: [TrackerEmission],
-        streamsOverride: [AsyncStream<KeyboardSnapshot>.Continuation]? = nil
-    ) {
-        guard !emissions.isEmpty else { return }
-        let (paused, streams, visible) = state.withLock {
-            ($0.paused, streamsOverride ?? Array($0.streams.values), $0.tracker.visibleKeyboards)
-        }
-        guard !paused else { return }
+    /// Turns emissions into calls for every listener, updating the per-event visible state.
+    private func route(_ emissions: [TrackerEmission], in state: inout State) -> PreparedCalls {
+        var calls = PreparedCalls()
+        guard !emissions.isEmpty else { return calls }
+        let hasDelegate = delegateBox.withLock { $0.delegate != nil }
         for emission in emissions {
             switch emission {
-            case .update(let update): streams.forEach { $0.yield(KeyboardSnapshot(keyboards: visible, update: update)) }
+            case .update(let update):
+                if update.isVisible && update.event != .willHide {
+                    state.visible[update.keyboard.id] = update.state
+                } else {
+                    state.visible.removeValue(forKey: update.keyboard.id)
+                }
             case .layoutChanged(let keyboard):
-                streams.forEach { $0.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard)) }
+                state.visible[keyboard.keyboard.id] = keyboard
+            }
+            state.subscribers.route(emission, paused: state.paused, into: &calls)
+            if !state.subscribers.streams.isEmpty {
+                let keyboards = state.sortedVisible
+                for id in state.subscribers.streams.keys {
+                    guard state.subscribers.streams[id]!.pairing.admits(emission, paused: state.paused) else {
+                        continue
+                    }
+                    let snapshot =
+                        switch emission {
+                        case .update(let update): KeyboardSnapshot(keyboards: keyboards, update: update)
+                        case .layoutChanged(let keyboard):
+                            KeyboardSnapshot(keyboards: keyboards, layoutChange: keyboard)
+                        }
+                    state.subscribers.streams[id]!.continuation.yield(snapshot)
+                }
+            }
+            if hasDelegate, state.subscribers.delegatePairing.admits(emission, paused: state.paused) {
+                calls.mainActor.append(.init(subscriber: nil, body: { self.callDelegate(emission) }))
             }
         }
-        // Nothing is queued for nobody: a program whose main thread never drains the main queue
-        // (it runs its own event loop) must not pile up blocks there.
-        if state.withLock({ !$0.subscribers.isEmpty }) {
-            let queue = configuration.callbackQueue ?? .main
-            queue.async { self.callClosures(emissions) }
-        }
-        if delegateBox.withLock({ $0.delegate != nil }) {
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { self.callDelegate(emissions) }
-            }
-        }
+        return calls
     }
 
-    private func publishStop(_ failure: BackendFailure?) {
-        if state.withLock({ !$0.subscribers.isEmpty }) {
-            let queue = configuration.callbackQueue ?? .main
+    /// Makes the calls: immediate ones now, in order, each checked against a cancel made by an
+    /// earlier one; the rest handed to their queue, the main queue or the descriptor.
+    private func deliver(_ calls: PreparedCalls) {
+        guard !calls.isEmpty else { return }
+        for call in calls.immediate where isSubscribed(call.subscriber) { call.body() }
+        for (queue, batch) in calls.queued {
+            backlog.queued(.queue, count: batch.count)
             queue.async {
-                for id in self.subscriberIDs() {
-                    if case .stop(let handler)? = self.subscriber(id) { handler(failure) }
-                }
+                self.backlog.drained(.queue, count: batch.count)
+                for call in batch where self.isSubscribed(call.subscriber) { call.body() }
             }
         }
-        if delegateBox.withLock({ $0.delegate != nil }) {
+        if !calls.mainActor.isEmpty {
+            let batch = calls.mainActor
+            backlog.queued(.mainActor, count: batch.count)
             DispatchQueue.main.async {
-                MainActor.assumeIsolated { self.delegate?.keyboardManager(self, didStopWith: failure) }
-            }
-        }
-    }
-
-    /// Calls the closures; each is looked up again right before its call, so one cancelled by an
-    /// earlier callback of the same batch is not called.
-    private func callClosures(_ emissions: [TrackerEmission]) {
-        let ids = subscriberIDs()
-        for emission in emissions {
-            for id in ids {
-                switch (emission, subscriber(id)) {
-                case (.update(let update), .event(let event, let handler)?) where event == update.event: handler(update)
-                case (.update(let update), .allEvents(let handler)?): handler(update)
-                case (.layoutChanged(let keyboard), .layout(let handler)?): handler(keyboard)
-                default: break
+                MainActor.assumeIsolated {
+                    self.backlog.drained(.mainActor, count: batch.count)
+                    for call in batch where self.isSubscribed(call.subscriber) { call.body() }
                 }
             }
+        }
+        if !calls.descriptor.isEmpty {
+            backlog.queued(.descriptor, count: calls.descriptor.count)
+            held.append(calls.descriptor)
         }
     }
 
     @MainActor
-    private func callDelegate(_ emissions: [TrackerEmission]) {
-        for emission in emissions {
-            guard let delegate else { return }
-            switch emission {
-            case .update(let update): delegate.dispatch(update, from: self)
-            case .layoutChanged(let keyboard): delegate.keyboardManager(self, didChangeLayout: keyboard)
-            }
+    private func callDelegate(_ emission: TrackerEmission) {
+        guard let delegate else { return }
+        switch emission {
+        case .update(let update): delegate.dispatch(update, from: self)
+        case .layoutChanged(let keyboard): delegate.keyboardManager(self, didChangeLayout: keyboard)
         }
     }
-
-    private func subscriberIDs() -> [Int] { state.withLock { $0.subscribers.keys.sorted() } }
-    private func subscriber(_ id: Int) -> Subscriber? { state.withLock { $0.subscribers[id] } }
-}
-
-/// The sink a manager gives its backend; stale after a stop (a new start makes a new one).
-private struct ManagerSink: ObservationSink {
-    let manager: WeakManager
-    let generation: Int
-
-    init(manager: KeyboardManager, generation: Int) {
-        self.manager = WeakManager(manager)
-        self.generation = generation
-    }
-
-    func deliver(_ observation: Observation) { manager.value?.handle(observation, generation: generation) }
-    func nextDeadline() -> Double? { manager.value?.nextDeadline(generation: generation) }
-    func advance(to time: Double) { manager.value?.advance(to: time, generation: generation) }
-    func finish(failure: BackendFailure?) { manager.value?.finish(failure: failure, generation: generation) }
 }

@@ -5,8 +5,9 @@ import Synchronization
 /// nothing, so a delegate implements only what it needs. The manager holds its delegate weakly:
 /// a released delegate simply gets nothing.
 ///
-/// Delegate methods are always called on the main actor, whatever queue the manager delivers
-/// closures on, because a delegate is almost always a piece of user interface.
+/// The protocol is isolated to the main actor: delegate methods are always called there (the
+/// main thread must run the main queue), whatever delivery closures use, because a delegate is
+/// almost always a piece of user interface.
 @MainActor
 public protocol KeyboardManagerDelegate: AnyObject {
     /// A keyboard starts to appear.
@@ -67,37 +68,58 @@ extension KeyboardManagerDelegate {
 /// ```
 public final class KeyboardSubscription: Sendable, Hashable {
     private let manager: WeakManager
-    private let ids: Mutex<[Int]>
+    /// The closures' ids; nil once cancelled, so that a chained `on` after `cancel()` registers
+    /// nothing and the token stays inactive.
+    private let ids: Mutex<[Int]?>
 
     init(manager: KeyboardManager, id: Int) {
         self.manager = WeakManager(manager)
         ids = Mutex([id])
     }
 
-    /// Registers one more closure for `event` on this token; returns the token.
+    /// Registers one more main-actor closure for `event` on this token; returns the token. Does
+    /// nothing once the token is cancelled.
     @discardableResult
-    public func on(_ event: KeyboardEvent, perform handler: @escaping @Sendable (KeyboardUpdate) -> Void)
+    public func on(_ event: KeyboardEvent, perform handler: @escaping @MainActor @Sendable (KeyboardUpdate) -> Void)
         -> KeyboardSubscription
     {
+        add(.events(event, .mainActor(handler)))
+    }
+
+    /// Registers one more closure for `event`, called as `delivery` says; returns the token. Does
+    /// nothing once the token is cancelled.
+    @discardableResult
+    public func on(
+        _ event: KeyboardEvent, delivery: KeyboardDelivery,
+        perform handler: @escaping @Sendable (KeyboardUpdate) -> Void
+    ) -> KeyboardSubscription {
+        add(.events(event, .delivered(delivery, handler)))
+    }
+
+    private func add(_ subscriber: Subscriber) -> KeyboardSubscription {
         guard let manager = manager.value else { return self }
-        let id = manager.addSubscriber(.event(event, handler))
-        ids.withLock { $0.append(id) }
+        // Registered under the token's lock, so that a concurrent cancel() either sees the new
+        // closure and removes it, or comes first and keeps it from being registered at all.
+        ids.withLock { ids in
+            guard ids != nil else { return }
+            ids!.append(manager.addSubscriber(subscriber))
+        }
         return self
     }
 
     /// Unsubscribes every closure of this token. After it returns, none of them is called again,
-    /// except a call already under way on the callback queue at that moment (cancelling from
-    /// inside a callback, or from the callback queue itself, is exact).
+    /// except a call already under way at that moment (cancelling from inside a callback, or from
+    /// the thread the callbacks run on, is exact).
     public func cancel() {
         let taken = ids.withLock { ids -> [Int] in
-            defer { ids.removeAll() }
-            return ids
+            defer { ids = nil }
+            return ids ?? []
         }
         manager.value?.removeSubscribers(taken)
     }
 
     /// True until `cancel()` is called.
-    public var isActive: Bool { ids.withLock { !$0.isEmpty } }
+    public var isActive: Bool { ids.withLock { $0 != nil } }
 
     /// Keeps the token alive in a set, Combine style.
     public func store(in set: inout Set<KeyboardSubscription>) { set.insert(self) }
@@ -108,23 +130,6 @@ public final class KeyboardSubscription: Sendable, Hashable {
     public static func == (a: KeyboardSubscription, b: KeyboardSubscription) -> Bool { a === b }
     /// Identity hash.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-}
-
-/// A weak reference that can be shared across threads.
-final class WeakManager: Sendable {
-    private let box: Mutex<WeakBox>
-    // Only ever read and written under the mutex; the weak reference itself is atomic.
-    private struct WeakBox: @unchecked Sendable { weak var value: KeyboardManager? }
-    init(_ value: KeyboardManager) { box = Mutex(WeakBox(value: value)) }
-    var value: KeyboardManager? { box.withLock { $0.value } }
-}
-
-/// What a subscriber wants.
-enum Subscriber: Sendable {
-    case event(KeyboardEvent, @Sendable (KeyboardUpdate) -> Void)
-    case allEvents(@Sendable (KeyboardUpdate) -> Void)
-    case layout(@Sendable (KeyboardState) -> Void)
-    case stop(@Sendable (BackendFailure?) -> Void)
 }
 
 /// The keyboards visible at one moment, and what just changed. `KeyboardManager.updates` yields

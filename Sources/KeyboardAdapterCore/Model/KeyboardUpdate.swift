@@ -3,18 +3,21 @@ import Foundation
 /// One keyboard event with everything known about the keyboard at that moment: what UIKit puts in
 /// a keyboard notification's `userInfo`, and what Linux adds (docking, ownership, output, layout,
 /// provenance).
-public struct KeyboardUpdate: Sendable, Hashable, Codable {
+public struct KeyboardUpdate: Sendable, Hashable {
     /// Which of the six events this is.
     public var event: KeyboardEvent
-    /// The keyboard this update is about.
-    public var keyboard: KeyboardIdentity
+    /// The keyboard's state as of this event: who it is, where it is (or is going), docking,
+    /// ownership, output, layout and how its geometry was obtained.
+    public var state: KeyboardState
     /// The name of the backend that observed it (`x11`, `wayland`, `replay`, ...).
     public var backend: String
     /// Where the keyboard was when the transition began. For a show with no earlier frame, the end
     /// frame moved just past the docked edge of its output (the bottom edge when it floats).
+    /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
     public var beginFrame: Rect
     /// Where the keyboard is (did events) or is going (will events). For a hide with no observed
     /// off-screen frame, the last frame moved just past the docked edge (bottom when floating).
+    /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
     public var endFrame: Rect
     /// The measured time from the transition's first to its last frame change, in seconds; 0 when
     /// it was instantaneous. On a `will` event it is the time measured so far.
@@ -25,54 +28,91 @@ public struct KeyboardUpdate: Sendable, Hashable, Codable {
     /// Whether the keyboard is visible once this transition completes: true for show and frame
     /// change events, false for hide events.
     public var isVisible: Bool
-    /// Whether the keyboard is docked to an edge of its output (reserves or spans that edge).
-    public var isDocked: Bool
-    /// The docked edge, when docked.
-    public var dockedEdge: Edge?
-    /// Whether the keyboard came up for this app; nil when the backend cannot tell.
-    public var isLocal: Bool?
-    /// The output the keyboard is on, when known.
-    public var output: Output?
-    /// The active input layout, when known.
-    public var layout: InputLayout?
-    /// How the frames were obtained.
-    public var geometry: GeometrySource
     /// Wall-clock time at which the event was produced.
     public var timestamp: Date
 
     /// Creates an update. Backends never call this: they hand observations to the tracker.
     public init(
-        event: KeyboardEvent, keyboard: KeyboardIdentity, backend: String, beginFrame: Rect, endFrame: Rect,
+        event: KeyboardEvent, state: KeyboardState, backend: String, beginFrame: Rect, endFrame: Rect,
         animationDuration: Double = 0, animationCurve: AnimationCurve = .none, isVisible: Bool,
-        isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil, output: Output? = nil,
-        layout: InputLayout? = nil, geometry: GeometrySource, timestamp: Date = Date()
+        timestamp: Date = Date()
     ) {
         self.event = event
-        self.keyboard = keyboard
+        self.state = state
         self.backend = backend
         self.beginFrame = beginFrame
         self.endFrame = endFrame
         self.animationDuration = animationDuration
         self.animationCurve = animationCurve
         self.isVisible = isVisible
-        self.isDocked = isDocked
-        self.dockedEdge = dockedEdge
-        self.isLocal = isLocal
-        self.output = output
-        self.layout = layout
-        self.geometry = geometry
         self.timestamp = timestamp
     }
+
+    /// Creates an update from the state's fields one by one.
+    public init(
+        event: KeyboardEvent, keyboard: KeyboardIdentity, backend: String, beginFrame: Rect, endFrame: Rect,
+        animationDuration: Double = 0, animationCurve: AnimationCurve = .none, isVisible: Bool,
+        isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil, output: Output? = nil,
+        layout: InputLayout? = nil, geometry: GeometrySource, timestamp: Date = Date()
+    ) {
+        self.init(
+            event: event,
+            state: KeyboardState(
+                keyboard: keyboard, frame: endFrame, isDocked: isDocked, dockedEdge: dockedEdge, isLocal: isLocal,
+                output: output, layout: layout, geometry: geometry),
+            backend: backend, beginFrame: beginFrame, endFrame: endFrame, animationDuration: animationDuration,
+            animationCurve: animationCurve, isVisible: isVisible, timestamp: timestamp)
+    }
+
+    /// The keyboard this update is about.
+    public var keyboard: KeyboardIdentity {
+        get { state.keyboard }
+        set { state.keyboard = newValue }
+    }
+    /// Whether the keyboard is docked to an edge of its output (reserves or spans that edge).
+    public var isDocked: Bool {
+        get { state.isDocked }
+        set { state.isDocked = newValue }
+    }
+    /// The docked edge, when docked.
+    public var dockedEdge: Edge? {
+        get { state.dockedEdge }
+        set { state.dockedEdge = newValue }
+    }
+    /// Whether the keyboard came up for this app; nil when the backend cannot tell.
+    public var isLocal: Bool? {
+        get { state.isLocal }
+        set { state.isLocal = newValue }
+    }
+    /// The output the keyboard is on, when known.
+    public var output: Output? {
+        get { state.output }
+        set { state.output = newValue }
+    }
+    /// The active input layout, when known.
+    public var layout: InputLayout? {
+        get { state.layout }
+        set { state.layout = newValue }
+    }
+    /// How the frames were obtained.
+    public var geometry: GeometrySource {
+        get { state.geometry }
+        set { state.geometry = newValue }
+    }
+    /// False when nothing tells where the keyboard is (``GeometrySource/unknown``): the frames are
+    /// then ``Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
+    public var hasKnownFrames: Bool { state.geometry != .unknown }
 
     /// Typist's name for `isLocal`: true only when the keyboard is known to belong to this app.
     public var belongsToCurrentApp: Bool { isLocal == true }
 }
 
 /// The state of one visible keyboard, as the manager knows it between events.
-public struct KeyboardState: Sendable, Hashable, Codable {
+public struct KeyboardState: Sendable, Hashable {
     /// The keyboard.
     public var keyboard: KeyboardIdentity
-    /// Its current frame (the last settled one, or the one it is moving to).
+    /// Its current frame (the last settled one, or the one it is moving to); ``Rect/zero`` when
+    /// the geometry is unknown (see ``hasKnownFrame``).
     public var frame: Rect
     /// Whether it is docked.
     public var isDocked: Bool
@@ -101,4 +141,7 @@ public struct KeyboardState: Sendable, Hashable, Codable {
         self.layout = layout
         self.geometry = geometry
     }
+
+    /// False when nothing tells where the keyboard is: ``frame`` is then ``Rect/zero``.
+    public var hasKnownFrame: Bool { geometry != .unknown }
 }

@@ -1,14 +1,18 @@
 /// What a backend saw of one keyboard at one moment: the only thing backends hand to the core.
 /// Backends never build events; the tracker turns observations into them.
-public struct Observation: Sendable, Hashable, Codable {
+public struct Observation: Sendable, Hashable {
     /// Monotonic time of the observation in seconds. Only differences matter; live backends use
     /// `MonotonicClock.now()`, recordings store times relative to their first line.
     public var time: Double
     /// The keyboard.
     public var keyboard: KeyboardIdentity
-    /// Its frame in global logical pixels, or nil when it is not shown (unmapped, gone, closed).
-    /// A frame wholly outside its output counts as not shown, but is kept as the start of a slide.
+    /// Its frame in global logical pixels; nil when it is not shown (unmapped, gone, closed) or
+    /// when it is shown but nothing tells where (``isShown`` true, geometry `.unknown`). A frame
+    /// wholly outside its output counts as not shown, but is kept as the start of a slide.
     public var frame: Rect?
+    /// Whether the keyboard is up. True with a frame; with no frame, true only when a backend
+    /// knows the keyboard is visible but not where (KWin's virtual keyboard, for instance).
+    public var isShown: Bool
     /// The backend's docking verdict: true or false when it knows (a DOCK window type, struts,
     /// a reserved zone), nil to let the tracker judge from the frame and the output.
     public var isDocked: Bool?
@@ -23,14 +27,17 @@ public struct Observation: Sendable, Hashable, Codable {
     /// The active input layout, when known.
     public var layout: InputLayout?
 
-    /// Creates an observation.
+    /// Creates an observation. `isShown` defaults to whether a frame is given; pass true with a
+    /// nil frame and geometry `.unknown` for a keyboard known to be up at an unknown place.
     public init(
         time: Double, keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
-        output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil
+        output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil,
+        isShown: Bool? = nil
     ) {
         self.time = time
         self.keyboard = keyboard
         self.frame = frame
+        self.isShown = isShown ?? (frame != nil)
         self.isDocked = isDocked
         self.dockedEdge = dockedEdge
         self.output = output

@@ -10,7 +10,8 @@ import Foundation
 ///  "local":null,"layout":null}
 /// ```
 /// `frame` is required and null when the keyboard is not shown; `docked`, `edge`, `output`,
-/// `local` and `layout` may be null or left out.
+/// `local` and `layout` may be null or left out. `"shown":true` with a null frame (and geometry
+/// `unknown`) says the keyboard is up at an unknown place.
 public enum ObservationCodec {
     /// Why a line could not be read.
     public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -36,17 +37,22 @@ public enum ObservationCodec {
     public static func encode(_ observation: Observation, relativeTo origin: Double) -> String {
         let o = observation
         let time = ((o.time - origin) * 1_000_000).rounded() / 1_000_000
-        return JSONValue.object([
-            ("t", .number(time)),
-            ("keyboard", o.keyboard.json),
-            ("frame", .optional(o.frame, \.json)),
-            ("docked", .optional(o.isDocked, JSONValue.bool)),
-            ("edge", .optional(o.dockedEdge) { .string($0.rawValue) }),
-            ("output", .optional(o.output, \.json)),
-            ("geometry", .string(o.geometry.rawValue)),
-            ("local", .optional(o.isLocal, JSONValue.bool)),
-            ("layout", .optional(o.layout, \.json)),
-        ]).rendered
+        // `shown` is written only where it adds something (a visible keyboard at an unknown
+        // place), so recordings of every other observation read as before.
+        let shown: [(String, JSONValue)] = o.frame == nil && o.isShown ? [("shown", .bool(true))] : []
+        return JSONValue.object(
+            [
+                ("t", .number(time)),
+                ("keyboard", o.keyboard.json),
+                ("frame", .optional(o.frame, \.json)),
+                ("docked", .optional(o.isDocked, JSONValue.bool)),
+                ("edge", .optional(o.dockedEdge) { .string($0.rawValue) }),
+                ("output", .optional(o.output, \.json)),
+                ("geometry", .string(o.geometry.rawValue)),
+                ("local", .optional(o.isLocal, JSONValue.bool)),
+                ("layout", .optional(o.layout, \.json)),
+            ] + shown
+        ).rendered
     }
 
     /// Reads one line. `previousTime` is the time of the line before, to reject time going backwards.
@@ -114,8 +120,11 @@ public enum ObservationCodec {
         var geometry: GeometrySource
         var local: Bool?
         var layout: InputLayout?
+        var shown: Bool?
 
-        enum CodingKeys: String, CodingKey { case t, keyboard, frame, docked, edge, output, geometry, local, layout }
+        enum CodingKeys: String, CodingKey {
+            case t, keyboard, frame, docked, edge, output, geometry, local, layout, shown
+        }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -132,13 +141,14 @@ public enum ObservationCodec {
             geometry = try c.decode(GeometrySource.self, forKey: .geometry)
             local = try c.decodeIfPresent(Bool.self, forKey: .local)
             layout = try c.decodeIfPresent(InputLayout.self, forKey: .layout)
+            shown = try c.decodeIfPresent(Bool.self, forKey: .shown)
         }
 
         var observation: Observation {
             Observation(
                 time: t, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge,
                 output: output.map { Output(name: $0.name, frame: $0.rect) }, geometry: geometry,
-                isLocal: local, layout: layout)
+                isLocal: local, layout: layout, isShown: frame != nil || shown == true)
         }
     }
 

@@ -24,8 +24,8 @@ public final class RecordingBackend: KeyboardBackend {
     public func diagnose() -> [String] { wrapped.diagnose() }
 
     /// Starts the wrapped backend with a sink that writes each observation before passing it on.
-    public func start(sink: any ObservationSink) throws {
-        try wrapped.start(sink: RecordingSink(inner: sink, writer: writer))
+    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+        try wrapped.start(on: loop, sink: RecordingSink(inner: sink, writer: writer))
     }
 
     /// Stops the wrapped backend.
@@ -46,8 +46,6 @@ private struct RecordingSink: ObservationSink {
         writer.write(observation)
         inner.deliver(observation)
     }
-    func nextDeadline() -> Double? { inner.nextDeadline() }
-    func advance(to time: Double) { inner.advance(to: time) }
     func finish(failure: BackendFailure?) { inner.finish(failure: failure) }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Plays a recording (see ``ObservationCodec``) through the same pipeline as a live backend. It
-/// drives the tracker's clock itself, so the events are exactly those of the recorded run at any
-/// speed. Needs no display server.
+/// Plays a recording (see ``ObservationCodec``) through the same pipeline as a live backend, on
+/// the manager's run loop. It sets the loop's clock to the recording's own, so the events are
+/// exactly those of the recorded run at any speed. Needs no display server.
 ///
 /// A malformed line stops the replay there: the lines before it have been delivered and settled,
 /// and the failure (kind `.malformedInput`) names the line and the reason.
@@ -31,26 +31,8 @@ public final class ReplayBackend: KeyboardBackend {
     /// The playback speed.
     public let speed: Speed
 
-    private let control = Mutex(Control())
-
-    private struct Control: Sendable {
-        var stopping = false
-        var thread: Thread.Done?
-        /// The playing thread, to tell a `stop()` made from a sink callback on it.
-        var playing: pthread_t?
-        /// Written once by `stop()` to end a blocked read; both ends stay open until the playing
-        /// thread is over (a write to a pipe without reader would raise SIGPIPE).
-        var wakePipe: (read: Int32, write: Int32)?
-    }
-
-    deinit {
-        control.withLock { control in
-            if let pipe = control.wakePipe {
-                close(pipe.read)
-                close(pipe.write)
-            }
-        }
-    }
+    /// The player of the current start; touched on the loop's thread only.
+    private let player = Mutex<ReplayPlayer?>(nil)
 
     /// Creates a replay of `source` at `speed`.
     public init(source: Source, speed: Speed = .factor(1)) {
@@ -77,171 +59,167 @@ public final class ReplayBackend: KeyboardBackend {
         }
     }
 
-    /// Starts playing on a thread of its own.
-    public func start(sink: any ObservationSink) throws {
-        var wakePipe: [Int32] = [-1, -1]
-        guard pipe(&wakePipe) == 0 else {
-            throw BackendFailure(
-                backend: name, kind: .other, reason: "pipe failed: \(String(cString: strerror(errno)))")
-        }
-        let lines: LineReader
-        do {
-            lines = try LineReader(source, wakeFD: wakePipe[0])
-        } catch {
-            close(wakePipe[0])
-            close(wakePipe[1])
-            throw error
-        }
-        let wakeRead = wakePipe[0]
-        let done = Thread.Done()
-        control.withLock {
-            $0.stopping = false
-            $0.thread = done
-            $0.wakePipe = (wakePipe[0], wakePipe[1])
-        }
-        let thread = Thread { [self] in
-            control.withLock { $0.playing = pthread_self() }
-            play(lines, into: sink, wakeFD: wakeRead)
-            done.signal()
-        }
-        thread.name = "KeyboardAdapter.replay"
-        thread.start()
+    /// Opens the recording and adds the player to `loop`, with the recording's clock.
+    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+        let lines = try LineReader(source)
+        let clock = ReplayClock(speed: speed)
+        loop.clock = clock
+        let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, loop: loop, backendName: name)
+        player.withLock { $0 = playing }
+        loop.add(playing)
     }
 
-    /// Stops playing; returns once the playing thread has made its last call to the sink.
+    /// Stops playing; the loop's thread makes no further call to the sink.
     public func stop() {
-        let (done, onPlayingThread) = control.withLock { control -> (Thread.Done?, Bool) in
-            control.stopping = true
-            if let pipe = control.wakePipe {
-                var one: UInt8 = 1
-                _ = write(pipe.write, &one, 1)
-            }
-            return (control.thread, control.playing.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
-        }
-        // From a sink callback on the playing thread, the loop ends when the callback returns
-        // (and the pipe is closed with the backend).
-        guard !onPlayingThread else { return }
-        done?.wait()
-        control.withLock { control in
-            if let pipe = control.wakePipe {
-                close(pipe.read)
-                close(pipe.write)
-                control.wakePipe = nil
-            }
-        }
+        guard let playing = player.withLock({ $0.take() }) else { return }
+        playing.end()
+    }
+}
+
+/// A recording's clock on a run loop: the recording's time, running at the chosen speed but never
+/// past the last line read, so that no transition settles before a line that comes earlier has
+/// been seen (from a slow pipe as from a file). As fast as possible, it moves only as lines come.
+final class ReplayClock: ObservationClock {
+    private let factor: Double?
+    private var wallStart: Double?
+    /// How far the recording is known: the time of the next line (or of the last one while the
+    /// next is still being read); infinity once it has ended.
+    var frontier: Double = 0
+
+    init(speed: ReplayBackend.Speed) {
+        if case .factor(let factor) = speed, factor > 0 { self.factor = factor } else { factor = nil }
     }
 
-    private var stopping: Bool { control.withLock { $0.stopping } }
+    /// The recording's time now, as played.
+    private var played: Double {
+        guard let factor else { return .infinity }
+        let start = wallStart ?? MonotonicClock.now()
+        if wallStart == nil { wallStart = start }
+        return (MonotonicClock.now() - start) * factor
+    }
 
-    private func play(_ lines: LineReader, into sink: any ObservationSink, wakeFD: Int32) {
-        let wallStart = MonotonicClock.now()
-        var previous: Double?
-        var number = 0
-        while let text = lines.next() {
-            number += 1
-            guard !stopping else { return }
-            if text.allSatisfy(\.isWhitespace) { continue }
-            let observation: Observation
-            do {
-                observation = try ObservationCodec.decode(text[...], lineNumber: number, previousTime: previous)
-            } catch {
-                guard settleAll(into: sink, wallStart: wallStart, wakeFD: wakeFD) else { return }
-                sink.finish(failure: BackendFailure(backend: name, kind: .malformedInput, reason: error.description))
+    func now() -> Double { min(played, frontier) }
+
+    func secondsUntil(_ time: Double) -> Double? {
+        guard time <= frontier else { return nil }
+        guard let factor else { return 0 }
+        return (time - played) / factor
+    }
+}
+
+/// Reads the recording as the loop finds it readable and hands each line to the sink when the
+/// clock reaches its time. Lives on the loop's thread.
+final class ReplayPlayer: LoopSource, @unchecked Sendable {
+    // @unchecked: created by `start` and then used only on the loop's thread; `stop` reaches it
+    // through the backend's mutex on that same thread.
+    private let lines: LineReader
+    private let clock: ReplayClock
+    private let sink: any ObservationSink
+    private weak var loop: KeyboardRunLoop?
+    private let backendName: String
+    /// The next observation, read but not yet due.
+    private var next: Observation?
+    private var lineNumber = 0
+    private var previousTime: Double?
+    private var ended = false
+
+    init(lines: LineReader, clock: ReplayClock, sink: any ObservationSink, loop: KeyboardRunLoop, backendName: String) {
+        self.lines = lines
+        self.clock = clock
+        self.sink = sink
+        self.loop = loop
+        self.backendName = backendName
+        readAhead()
+    }
+
+    func prepareToWait() -> (descriptor: Int32, events: Int16) {
+        guard !ended, next == nil else { return (-1, 0) }
+        return (lines.descriptor, Int16(POLLIN))
+    }
+
+    func handle(events: Int16) {
+        guard !ended, next == nil, events != 0 else { return }
+        lines.fill()
+        readAhead()
+    }
+
+    var deadline: Double? { ended ? nil : next?.time }
+
+    func deadlineReached() {
+        guard let observation = next else { return }
+        next = nil
+        sink.deliver(observation)
+        readAhead()
+    }
+
+    /// Stops for good: nothing more is read or delivered.
+    func end() {
+        ended = true
+        loop?.remove(self)
+    }
+
+    /// Parses lines already read until one is an observation, the input runs dry, or it ends.
+    private func readAhead() {
+        while !ended, next == nil {
+            guard let text = lines.next() else {
+                if lines.isAtEnd { finish() }
                 return
             }
-            previous = observation.time
-            guard settle(until: observation.time, into: sink, wallStart: wallStart, wakeFD: wakeFD),
-                waitUntil(observation.time, wallStart: wallStart, wakeFD: wakeFD)
-            else { return }
-            sink.deliver(observation)
+            lineNumber += 1
+            if text.allSatisfy(\.isWhitespace) { continue }
+            do {
+                let observation = try ObservationCodec.decode(
+                    text[...], lineNumber: lineNumber, previousTime: previousTime)
+                previousTime = observation.time
+                next = observation
+                clock.frontier = observation.time
+            } catch {
+                finish(BackendFailure(backend: backendName, kind: .malformedInput, reason: error.description))
+            }
         }
-        if let error = lines.error {
-            guard settleAll(into: sink, wallStart: wallStart, wakeFD: wakeFD) else { return }
-            sink.finish(
-                failure: BackendFailure(backend: name, kind: .malformedInput, reason: "line \(number + 1): \(error)"))
-            return
-        }
-        guard !stopping else { return }
-        guard settleAll(into: sink, wallStart: wallStart, wakeFD: wakeFD) else { return }
-        sink.finish(failure: nil)
     }
 
-    /// Settles every transition due before `time`, each at its own deadline. False when stopped.
-    private func settle(until time: Double, into sink: any ObservationSink, wallStart: Double, wakeFD: Int32) -> Bool {
-        while let deadline = sink.nextDeadline(), deadline <= time {
-            guard waitUntil(deadline, wallStart: wallStart, wakeFD: wakeFD) else { return false }
-            sink.advance(to: deadline)
-        }
-        return true
-    }
-
-    private func settleAll(into sink: any ObservationSink, wallStart: Double, wakeFD: Int32) -> Bool {
-        settle(until: .infinity, into: sink, wallStart: wallStart, wakeFD: wakeFD)
-    }
-
-    /// Sleeps until the recording's `time` comes round at the chosen speed. False when stopped.
-    private func waitUntil(_ time: Double, wallStart: Double, wakeFD: Int32) -> Bool {
-        guard case .factor(let factor) = speed, factor > 0 else { return !stopping }
-        while !stopping {
-            let remaining = wallStart + time / factor - MonotonicClock.now()
-            if remaining <= 0 { return true }
-            // Sleeps on the wake pipe, so that stop() ends the wait at once.
-            var wake = pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&wake, 1, Int32(min(remaining * 1000, 60_000).rounded(.up)))
-        }
-        return false
+    /// The recording ended or broke: what is left to settle settles, and the sink hears of it.
+    private func finish(_ failure: BackendFailure? = nil) {
+        let failure =
+            failure
+            ?? lines.error.map {
+                BackendFailure(backend: backendName, kind: .malformedInput, reason: "line \(lineNumber + 1): \($0)")
+            }
+        end()
+        clock.frontier = .infinity
+        sink.finish(failure: failure)
     }
 }
 
-extension Thread {
-    /// A one-shot "finished" flag a thread raises and others wait for.
-    final class Done: Sendable {
-        private let semaphore = DispatchSemaphore(value: 0)
-        private let raised = Mutex(false)
-
-        func signal() {
-            raised.withLock { $0 = true }
-            semaphore.signal()
-        }
-
-        func wait() {
-            if raised.withLock({ $0 }) { return }
-            semaphore.wait()
-            semaphore.signal()
-        }
-    }
-}
-
-/// Reads a recording line by line, so that a huge file or a pipe is never loaded whole. Blocks
-/// in `poll()` on the recording and a wake pipe, so that a replay from a pipe that stays open
-/// (`--replay -`) still stops at once. Used only by the playing thread once created, which is
-/// what makes handing it to that thread safe.
-final class LineReader: @unchecked Sendable {
+/// Reads a recording line by line as its descriptor becomes readable, so that a huge file or a
+/// pipe is never loaded whole and a pipe that stays open (`--replay -`) never blocks the loop.
+/// Used on the loop's thread only.
+final class LineReader {
     /// The longest line accepted; a longer one is an error, not unbounded memory.
     static let maximumLineLength = 1 << 20
 
-    private let fd: Int32?
+    private let fd: Int32
     private let ownsFD: Bool
-    private let wakeFD: Int32
     private var buffer: [UInt8] = []
-    private var pending: [String]
-    private var atEnd = false
+    /// Where the unread part of `buffer` starts (compacted now and then, not on every line).
+    private var start = 0
+    private var pending: [String] = []
+    private(set) var isAtEnd = false
     /// Set when reading failed part-way (not for malformed lines, which the codec reports).
     private(set) var error: String?
 
-    /// Opens `source`; `wakeFD` (owned by the caller, open as long as this reader) becomes
-    /// readable when the replay is stopped.
-    init(_ source: ReplayBackend.Source, wakeFD: Int32) throws {
-        self.wakeFD = wakeFD
+    /// Opens `source`.
+    init(_ source: ReplayBackend.Source) throws {
         switch source {
         case .text(let text):
-            fd = nil
+            fd = -1
             ownsFD = false
             pending = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if pending.last == "" { pending.removeLast() }
-            atEnd = true
+            pending.reverse()
+            isAtEnd = true
         case .file(let path):
-            pending = []
             if path == "-" {
                 fd = 0
                 ownsFD = false
@@ -259,53 +237,56 @@ final class LineReader: @unchecked Sendable {
     }
 
     deinit {
-        if ownsFD, let fd { close(fd) }
+        if ownsFD { close(fd) }
     }
 
-    /// The next line without its newline (invalid UTF-8 decoded lossily), or nil at the end, on
-    /// an error, or when stopped.
-    func next() -> String? {
-        if !pending.isEmpty { return pending.removeFirst() }
-        guard let fd else { return nil }
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                defer { buffer.removeSubrange(0...newline) }
-                return String(decoding: buffer[0..<newline], as: UTF8.self)
-            }
-            if buffer.count > Self.maximumLineLength {
-                error = "a line longer than \(Self.maximumLineLength) bytes"
-                buffer.removeAll()
-                atEnd = true
-                return nil
-            }
-            if atEnd {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer.removeAll() }
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            var fds = [
-                pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
-            ]
-            if poll(&fds, 2, -1) < 0 {
-                if errno == EINTR { continue }
-                error = "poll failed: \(String(cString: strerror(errno)))"
-                return nil
-            }
-            // Stopped: nothing more is read.
-            if fds[1].revents != 0 { return nil }
-            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                error = "read error: \(String(cString: strerror(errno)))"
-                buffer.removeAll()
-                atEnd = true
-            } else if count == 0 {
-                atEnd = true
-            } else {
-                buffer.append(contentsOf: chunk[0..<count])
-            }
+    /// The descriptor to wait on for more input; -1 for text.
+    var descriptor: Int32 { isAtEnd ? -1 : fd }
+
+    /// Reads what the descriptor has now (once; the caller waits for readability first).
+    func fill() {
+        guard !isAtEnd else { return }
+        if start > 0, start * 2 >= buffer.count {
+            buffer.removeSubrange(0..<start)
+            start = 0
         }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR || errno == EAGAIN { return }
+            error = "read error: \(String(cString: strerror(errno)))"
+            isAtEnd = true
+        } else if count == 0 {
+            isAtEnd = true
+        } else {
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    /// The next whole line without its newline (invalid UTF-8 decoded lossily), or nil when none
+    /// is complete yet, at the end, or after an error.
+    func next() -> String? {
+        if let line = pending.popLast() { return line }
+        guard error == nil else { return nil }
+        let unread = buffer[start...]
+        if let newline = unread.firstIndex(of: UInt8(ascii: "\n")) {
+            guard newline - start <= Self.maximumLineLength else { return tooLong() }
+            defer { start = newline + 1 }
+            return String(decoding: buffer[start..<newline], as: UTF8.self)
+        }
+        // Whether or not a newline follows, a line longer than the limit is refused as soon as
+        // that is known.
+        guard unread.count <= Self.maximumLineLength else { return tooLong() }
+        guard isAtEnd, !unread.isEmpty else { return nil }
+        defer { start = buffer.count }
+        return String(decoding: unread, as: UTF8.self)
+    }
+
+    private func tooLong() -> String? {
+        error = "a line longer than \(Self.maximumLineLength) bytes"
+        buffer.removeAll()
+        start = 0
+        isAtEnd = true
+        return nil
     }
 }

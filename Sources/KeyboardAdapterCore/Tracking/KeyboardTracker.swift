@@ -43,6 +43,8 @@ public struct KeyboardTracker: Sendable {
     }
     private var context: TrackerContext
     private var entries: [String: Entry] = [:]
+    /// Pending deadlines, earliest first; keys whose entry has since moved on are skipped.
+    private var deadlines = DeadlineQueue()
 
     /// Creates a tracker.
     /// - Parameters:
@@ -57,9 +59,7 @@ public struct KeyboardTracker: Sendable {
 
     /// The earliest time at which `advance(to:)` has something to do, or nil when no transition is
     /// pending (then no timer needs to be armed).
-    public var nextDeadline: Double? {
-        entries.values.compactMap(\.deadline).min()
-    }
+    public var nextDeadline: Double? { deadlines.first?.deadline }
 
     /// The keyboards that are visible (shown and not hiding), ordered by id.
     public var visibleKeyboards: [KeyboardState] {
@@ -72,31 +72,33 @@ public struct KeyboardTracker: Sendable {
         let id = observation.keyboard.id
         var entry = entries[id] ?? Entry(identity: observation.keyboard)
         entry.apply(observation, tracker: context, into: &out)
-        // A hidden keyboard with no slide-in under way has nothing to remember: dropping it keeps
-        // the table as small as the set of visible keyboards (X11 window ids come and go).
-        entries[id] = entry.isForgettable ? nil : entry
+        store(entry, id: id)
         out += advance(to: observation.time)
         return out
     }
 
-    /// Settles every transition whose deadline is at or before `time`, in deadline order.
+    /// Settles every transition whose deadline is at or before `time`, in deadline order (ties by id).
     public mutating func advance(to time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
-        while let (id, deadline) = earliestDeadline(), deadline <= time {
-            entries[id]?.settle(at: deadline, tracker: context, into: &out)
+        while let next = deadlines.first, next.deadline <= time {
+            deadlines.popFirst()
+            guard var entry = entries[next.id], entry.deadline == next.deadline else { continue }
+            entry.settle(at: next.deadline, tracker: context, into: &out)
+            store(entry, id: next.id)
         }
         return out
     }
 
-    /// The keyboard whose transition settles first (ties broken by id), with its deadline.
-    private func earliestDeadline() -> (String, Double)? {
-        var best: (String, Double)?
-        for (id, entry) in entries {
-            guard let deadline = entry.deadline else { continue }
-            if let current = best, current.1 < deadline || (current.1 == deadline && current.0 < id) { continue }
-            best = (id, deadline)
-        }
-        return best
+    /// Puts an entry back after a change, and files its deadline if it has a new one.
+    private mutating func store(_ entry: Entry, id: String) {
+        let old = entries[id]?.deadline
+        // A hidden keyboard with no slide-in under way has nothing to remember: dropping it keeps
+        // the table as small as the set of visible keyboards (X11 window ids come and go).
+        entries[id] = entry.isForgettable ? nil : entry
+        if let deadline = entry.deadline, deadline != old { deadlines.insert(DeadlineKey(deadline: deadline, id: id)) }
+        // A deadline that moved or went leaves a stale key behind; keys at the front are checked
+        // now, so that `nextDeadline` never names a time at which nothing is due.
+        while let first = deadlines.first, entries[first.id]?.deadline != first.deadline { deadlines.popFirst() }
     }
 
     /// Hides every keyboard at once (the backend lost its display server): completes what is
@@ -104,7 +106,9 @@ public struct KeyboardTracker: Sendable {
     public mutating func hideAll(at time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
         for id in entries.keys.sorted() {
-            entries[id]?.vanish(at: time, tracker: context, into: &out)
+            guard var entry = entries[id] else { continue }
+            entry.vanish(at: time, tracker: context, into: &out)
+            store(entry, id: id)
         }
         return out
     }
@@ -112,6 +116,7 @@ public struct KeyboardTracker: Sendable {
     /// Forgets every keyboard without emitting anything (after a stop).
     public mutating func reset() {
         entries.removeAll()
+        deadlines = DeadlineQueue()
     }
 }
 
@@ -179,6 +184,7 @@ private struct Entry: Sendable {
 
     /// Where the keyboard is when off screen through its docked edge (bottom when floating).
     func offScreenFrame(for frame: Rect) -> Rect {
+        guard geometry != .unknown else { return .zero }
         guard let output else { return frame.offsetBy(dx: 0, dy: frame.height) }
         return frame.movedOffScreen(through: isDocked ? (edge ?? .bottom) : .bottom, of: output.frame)
     }
@@ -193,27 +199,35 @@ private struct Entry: Sendable {
         identity = o.keyboard
         let oldLayout = layout
         let wasVisible = isVisible
+        // Up, but nothing tells where: the frames are zero and marked unknown, never guessed.
+        let placeUnknown = o.frame == nil && o.isShown
         if let frame = o.frame {
             output = o.output ?? output
             geometry = o.geometry
             let judged = output.flatMap { frame.dockedEdge(in: $0.frame) }
             isDocked = o.isDocked ?? (judged != nil)
             edge = o.dockedEdge ?? judged ?? (isDocked ? output.flatMap { frame.touchedEdge(of: $0.frame) } : nil)
+        } else if placeUnknown {
+            output = o.output ?? output
+            geometry = .unknown
+            isDocked = o.isDocked ?? false
+            edge = o.dockedEdge
         }
         if o.layout != nil { layout = o.layout }
         if let local = o.isLocal { isLocal = local }
 
-        guard let frame = o.frame, isOnScreen(frame) else {
+        guard placeUnknown || o.frame.map(isOnScreen) == true else {
             disappear(offScreen: o.frame, at: o.time, tracker: tracker, into: &out)
             return
         }
+        let frame = o.frame ?? .zero
         let outputChanged = o.output != nil && o.output != outputAtLastEvent
         switch phase {
         case .hidden:
             isLocal = o.isLocal ?? tracker.appTextInputActive
             let start = offScreen
             offScreen = nil
-            begin = start?.frame ?? offScreenFrame(for: frame)
+            begin = placeUnknown ? .zero : start?.frame ?? offScreenFrame(for: frame)
             samples = (start.map { [$0] } ?? []) + [CurveFit.Sample(time: o.time, frame: frame)]
             current = frame
             outputAtLastEvent = output

@@ -1,0 +1,100 @@
+import Synchronization
+
+/// One run of a manager: the loop its backend runs on, from ``KeyboardManager/start()`` to a
+/// stop or the backend's end. The sink and the settle source name their session, so that nothing
+/// from an earlier run reaches a later one.
+final class ManagerSession: Sendable {
+    let loop: KeyboardRunLoop
+
+    private struct Progress: Sendable {
+        /// The backend's start returned.
+        var started = false
+        /// A stop came: the backend is not to start, or is to stop once started.
+        var ended = false
+    }
+    private let progress = Mutex(Progress())
+
+    init(loop: KeyboardRunLoop) { self.loop = loop }
+
+    /// Starts the backend on the loop's thread, unless the session already ended. A stop that
+    /// comes while the backend is starting stops it as soon as the start returns.
+    func begin(backend: any KeyboardBackend, start: @escaping @Sendable (KeyboardRunLoop) throws -> Void) throws {
+        try loop.performAndWait { [self] in
+            guard !progress.withLock({ $0.ended }) else { return }
+            try start(loop)
+            let endedMeanwhile = progress.withLock { progress in
+                progress.started = true
+                return progress.ended
+            }
+            if endedMeanwhile { backend.stop() }
+        }
+    }
+
+    /// Stops the backend (on the loop's thread) and then the loop; from another thread, returns
+    /// once the loop made its last call. Idempotent.
+    func end(backend: any KeyboardBackend) {
+        let stopBackend: @Sendable () -> Void = { [self] in
+            let started = progress.withLock { progress in
+                defer { progress.ended = true }
+                return progress.started && !progress.ended
+            }
+            if started { backend.stop() }
+        }
+        if loop.isCurrent { stopBackend() } else { loop.perform(stopBackend) }
+        loop.stop()
+    }
+}
+
+/// The sink a manager gives its backend for one session. On the loop's thread an observation is
+/// processed at once; from any other thread (an in-memory backend fed by a test) it is handed to
+/// the loop, so processing stays on one thread and in order.
+struct ManagerSink: ObservationSink {
+    let manager: WeakManager
+    let session: ManagerSession
+
+    func deliver(_ observation: Observation) {
+        if session.loop.isCurrent {
+            manager.value?.ingest(observation, session: session)
+        } else {
+            session.loop.perform { [manager, session] in manager.value?.ingest(observation, session: session) }
+        }
+    }
+
+    func finish(failure: BackendFailure?) {
+        if session.loop.isCurrent {
+            manager.value?.finish(failure: failure, session: session)
+        } else {
+            session.loop.perform { [manager, session] in manager.value?.finish(failure: failure, session: session) }
+        }
+    }
+}
+
+/// The tracker's settle deadlines as a loop source: no descriptor, no timer object, just the
+/// earliest deadline, which becomes the loop's poll timeout.
+final class SettleSource: LoopSource, Sendable {
+    let manager: WeakManager
+    let session: ManagerSession
+
+    init(manager: WeakManager, session: ManagerSession) {
+        self.manager = manager
+        self.session = session
+    }
+
+    var deadline: Double? { manager.value?.nextDeadline(session: session) }
+
+    func deadlineReached() {
+        guard let manager = manager.value, let deadline = manager.nextDeadline(session: session) else { return }
+        // Exactly the deadline, not the clock's now: the events are the same however late the
+        // loop woke, and however fast a recording plays.
+        manager.settle(to: deadline, session: session)
+    }
+}
+
+/// A weak reference that can be shared across threads.
+final class WeakManager: Sendable {
+    private let box: Mutex<WeakBox>
+    // Only ever read and written under the mutex.
+    private struct WeakBox: @unchecked Sendable { weak var value: KeyboardManager? }
+    init(_ value: KeyboardManager) { box = Mutex(WeakBox(value: value)) }
+    var value: KeyboardManager? { box.withLock { $0.value } }
+}

@@ -1,0 +1,204 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// One thread blocked in `poll()` on its sources' descriptors and a wake descriptor, with the
+/// timeout set to the earliest deadline. It uses no timer objects and makes no wake-up while
+/// nothing happens. Every backend runs on one; a ``KeyboardManager`` owns one per start.
+///
+/// Threading: ``add(_:)``, ``remove(_:)`` and ``clock`` belong to the loop's thread (backends
+/// call them from `start`, which runs there). ``perform(_:)``, ``performAndWait(_:)``,
+/// ``stop()`` and ``isCurrent`` may be called from any thread, ``stop()`` also from a callback on
+/// the loop itself.
+public final class KeyboardRunLoop: @unchecked Sendable {
+    // @unchecked: `sources` and `clock` are only touched on the loop's thread (or before it
+    // starts, or after it ended, when no other thread runs loop code); everything shared is
+    // behind `shared` or atomic.
+
+    private struct Shared: Sendable {
+        var tasks: [@Sendable () -> Void] = []
+        var stopping = false
+        var started = false
+        var ended = false
+    }
+
+    private let wake: WakeSignal
+    private let shared = Mutex(Shared())
+    /// The loop thread's id (`pthread_t` is an integer on Linux); 0 before it starts.
+    private let threadID = Atomic<UInt>(0)
+    private let finished = DispatchSemaphore(value: 0)
+    private var sources: [any LoopSource] = []
+
+    /// The clock deadlines are measured in; the monotonic clock unless a backend (replay) sets
+    /// its own from `start`.
+    public var clock: any ObservationClock = LiveClock()
+
+    /// Creates a loop; nothing runs until ``start(name:)``. Throws when no descriptor is left.
+    public init() throws(BackendFailure) {
+        guard let wake = WakeSignal() else {
+            throw BackendFailure(backend: "run loop", kind: .other, reason: WakeSignal.openFailure)
+        }
+        self.wake = wake
+    }
+
+    /// Starts the loop's thread, named `name` for `top` and `/proc` (15 characters at most).
+    public func start(name: String = "kbd-loop") throws(BackendFailure) {
+        let context = Unmanaged.passRetained(StartContext(loop: self, name: name)).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(
+            &thread, nil,
+            { context in
+                let start = Unmanaged<StartContext>.fromOpaque(context!).takeRetainedValue()
+                start.loop.threadID.store(UInt(pthread_self()), ordering: .releasing)
+                // Foundation's Thread.name does not reach the kernel on Linux; this does.
+                let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+                if comm >= 0 {
+                    _ = start.name.utf8CString.withUnsafeBufferPointer { write(comm, $0.baseAddress, $0.count - 1) }
+                    close(comm)
+                }
+                start.loop.run()
+                return nil
+            }, context)
+        guard status == 0 else {
+            Unmanaged<StartContext>.fromOpaque(context).release()
+            throw BackendFailure(backend: "run loop", kind: .other, reason: "cannot start a thread (error \(status))")
+        }
+        pthread_detach(thread)
+        shared.withLock { $0.started = true }
+    }
+
+    private final class StartContext {
+        let loop: KeyboardRunLoop
+        let name: String
+        init(loop: KeyboardRunLoop, name: String) {
+            self.loop = loop
+            self.name = name
+        }
+    }
+
+    /// True on the loop's own thread.
+    public var isCurrent: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
+    }
+
+    /// Adds a source; on the loop's thread.
+    public func add(_ source: any LoopSource) {
+        sources.append(source)
+    }
+
+    /// Removes a source (also from inside its own callbacks); on the loop's thread.
+    public func remove(_ source: any LoopSource) {
+        sources.removeAll { $0 === source }
+    }
+
+    /// Runs `work` on the loop's thread at its next turn. When the loop never started or has
+    /// ended, `work` runs at once on the calling thread: nothing is ever dropped.
+    public func perform(_ work: @escaping @Sendable () -> Void) {
+        let queued = shared.withLock { shared -> Bool in
+            guard shared.started, !shared.ended else { return false }
+            shared.tasks.append(work)
+            return true
+        }
+        if queued { wake.signal() } else { work() }
+    }
+
+    /// Runs `work` on the loop's thread and waits for it: at once when called there (or when the
+    /// loop is not running), otherwise at the loop's next turn.
+    public func performAndWait<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
+        if isCurrent { return try work() }
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, any Error>?>(nil)
+        perform {
+            let outcome = Result { try work() }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
+    }
+
+    /// Ends the loop after the callback under way. From another thread, returns once the loop's
+    /// thread has made its last call; from the loop itself, returns at once. Idempotent.
+    public func stop() {
+        let wait = shared.withLock { shared -> Bool in
+            shared.stopping = true
+            return shared.started
+        }
+        wake.signal()
+        guard wait, !isCurrent else { return }
+        finished.wait()
+        // Others waiting for the same end are let through too.
+        finished.signal()
+    }
+
+    private var isStopping: Bool { shared.withLock { $0.stopping } }
+
+    private func runTasks() {
+        let tasks = shared.withLock { shared in
+            defer { shared.tasks.removeAll() }
+            return shared.tasks
+        }
+        for task in tasks { task() }
+    }
+
+    private func run() {
+        var descriptors: [pollfd] = []
+        while !isStopping {
+            runTasks()
+            // Sources may be added or removed by any callback: each turn works on a snapshot and
+            // skips what was removed meanwhile.
+            let turn = sources
+            descriptors.removeAll(keepingCapacity: true)
+            descriptors.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0))
+            for source in turn {
+                let wanted = source.prepareToWait()
+                descriptors.append(pollfd(fd: wanted.descriptor, events: wanted.events, revents: 0))
+            }
+            let timeout = isStopping ? 0 : waitMilliseconds()
+            if poll(&descriptors, nfds_t(descriptors.count), timeout) < 0 {
+                for index in descriptors.indices { descriptors[index].revents = 0 }
+            }
+            if descriptors[0].revents != 0 { wake.drain() }
+            for (index, source) in turn.enumerated() where isRegistered(source) {
+                source.handle(events: descriptors[index + 1].revents)
+            }
+            runTasks()
+            fireDeadlines()
+        }
+        // Work handed in from now on runs on its caller's thread; what was already queued runs here.
+        shared.withLock { $0.ended = true }
+        runTasks()
+        sources.removeAll()
+        finished.signal()
+    }
+
+    private func isRegistered(_ source: any LoopSource) -> Bool { sources.contains { $0 === source } }
+
+    /// The poll timeout for the earliest deadline: -1 (block) when none can come by waiting.
+    private func waitMilliseconds() -> Int32 {
+        var shortest: Double?
+        for source in sources {
+            guard let deadline = source.deadline, let wait = clock.secondsUntil(deadline) else { continue }
+            shortest = min(shortest ?? wait, wait)
+        }
+        guard let shortest else { return -1 }
+        // Rounded up, so that the deadline has come when poll returns.
+        return Int32(max(0, min(shortest * 1000, 3_600_000)).rounded(.up))
+    }
+
+    /// Calls every source whose deadline has come, earliest first; each call may move deadlines.
+    private func fireDeadlines() {
+        while !isStopping {
+            let now = clock.now()
+            var earliest: (source: any LoopSource, deadline: Double)?
+            for source in sources {
+                guard let deadline = source.deadline, deadline <= now else { continue }
+                if let current = earliest, current.deadline <= deadline { continue }
+                earliest = (source, deadline)
+            }
+            guard let earliest else { return }
+            earliest.source.deadlineReached()
+        }
+    }
+}

@@ -1,7 +1,13 @@
-import Foundation
+import Glibc
 import KeyboardAdapterCore
 import WaylandAdapter
 import X11Adapter
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The display-server backends this package ships, and their registration (like swift-log's
 /// `LoggingSystem.bootstrap`, but additive and idempotent).

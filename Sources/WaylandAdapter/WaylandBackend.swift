@@ -1,8 +1,13 @@
 import CWayland
-import Foundation
 import Glibc
 import KeyboardAdapterCore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One output as the Wayland backend sees it.
 public struct WaylandOutputStatus: Sendable, Hashable, CustomStringConvertible {

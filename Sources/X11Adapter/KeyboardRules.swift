@@ -1,5 +1,11 @@
-import Foundation
+import Glibc
 import KeyboardAdapterCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a window tells about itself, as far as keyboard rules look at it. Read once per window and
 /// updated property by property as the window changes them.
@@ -176,7 +182,7 @@ public struct KeyboardRules: Sendable, Hashable {
     public static func configFileURL(environment: [String: String]) -> URL {
         let base =
             environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+            ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config")
         return URL(fileURLWithPath: base).appendingPathComponent("keyboard-adapter/rules.json")
     }
 

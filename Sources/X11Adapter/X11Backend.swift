@@ -1,8 +1,13 @@
 import CX11
-import Foundation
 import Glibc
 import KeyboardAdapterCore
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The X11 backend: follows on-screen keyboard windows on an X server (also XWayland) and hands
 /// what it sees to the core as observations.

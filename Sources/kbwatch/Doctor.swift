@@ -1,5 +1,11 @@
-import Foundation
+import Glibc
 import KeyboardAdapter
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `kbwatch --doctor` and `--list-backends`: what this session offers, and why a backend can or
 /// cannot run. Every line that holds text from elsewhere is escaped.

@@ -1,5 +1,11 @@
-import Foundation
+import Glibc
 import KeyboardAdapter
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Turns an update into one line of output.
 protocol EventWriter: Sendable {
@@ -20,7 +26,8 @@ struct HumanWriter: EventWriter {
             update.output.map { TerminalText.escape($0.name) } ?? "-",
         ]
         if !update.event.isWill, update.animationDuration > 0 {
-            columns.append(String(format: "%.3fs", update.animationDuration) + " " + update.animationCurve.rawValue)
+            columns.append(
+                NumberText.fixed(update.animationDuration, digits: 3) + "s" + " " + update.animationCurve.rawValue)
         }
         if update.keyboard.kind == .inputMethodPanel { columns.append("(input-method panel)") }
         return columns.joined(separator: " ")
@@ -119,7 +126,7 @@ struct FormatWriter: EventWriter {
     let template: String
 
     init(template: String) {
-        self.template = template.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")
+        self.template = template.replacing("\\n", with: "\n").replacing("\\t", with: "\t")
     }
 
     func line(for update: KeyboardUpdate) -> String {
@@ -161,7 +168,7 @@ struct FormatWriter: EventWriter {
         case "l": u.isLocal.map { $0 ? "yes" : "no" } ?? "unknown"
         case "o": u.output.map { TerminalText.escape($0.name) } ?? "-"
         case "v": u.isVisible ? "yes" : "no"
-        case "a": String(format: "%.3f", u.animationDuration)
+        case "a": NumberText.fixed(u.animationDuration, digits: 3)
         case "c": u.animationCurve.rawValue
         case "g": u.geometry.rawValue
         case "L": u.layout.map { TerminalText.escape($0.name) } ?? "-"
@@ -186,8 +193,14 @@ enum Timestamp {
         var parts = tm()
         if utc { gmtime_r(&seconds, &parts) } else { localtime_r(&seconds, &parts) }
         let ms = Int(milliseconds % 1000)
-        let clock = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, ms)
+        let clock =
+            NumberText.zeroPadded(parts.tm_hour, width: 2) + ":" + NumberText.zeroPadded(parts.tm_min, width: 2) + ":"
+            + NumberText.zeroPadded(parts.tm_sec, width: 2) + "." + NumberText.zeroPadded(ms, width: 3)
         guard utc else { return clock }
-        return String(format: "%04d-%02d-%02dT", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday) + clock + "Z"
+        let day =
+            NumberText.zeroPadded(parts.tm_year + 1900, width: 4) + "-"
+            + NumberText.zeroPadded(parts.tm_mon + 1, width: 2)
+            + "-" + NumberText.zeroPadded(parts.tm_mday, width: 2)
+        return day + "T" + clock + "Z"
     }
 }

@@ -1,5 +1,11 @@
-import Foundation
+import Glibc
 import KeyboardAdapter
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // kbwatch: watches the on-screen keyboards of this session and prints one line per event.
 // Lines are written whole with one write(2) each, so an interrupt never leaves half a line.

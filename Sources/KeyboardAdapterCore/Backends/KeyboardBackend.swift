@@ -1,4 +1,10 @@
-import Foundation
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Whether a backend can run in this session.
 public enum BackendAvailability: Sendable, Hashable {

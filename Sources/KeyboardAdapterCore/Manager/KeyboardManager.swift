@@ -1,6 +1,12 @@
 import Dispatch
-import Foundation
+import Glibc
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The public face of the library: runs a backend, turns what it sees into keyboard events, and
 /// hands them to any number of subscribers.
@@ -130,9 +136,11 @@ public final class KeyboardManager: Sendable {
             try session.loop.start()
             let sink = ManagerSink(manager: WeakManager(self), session: session)
             let settle = SettleSource(manager: WeakManager(self), session: session)
-            try session.begin(backend: backend) { loop in
+            // The closure holds no reference to the manager: releasing the manager right after
+            // start must release it on the releasing thread, not later on the loop's.
+            try session.begin(backend: backend) { [backend] loop in
                 loop.add(settle)
-                try self.backend.start(on: loop, sink: sink)
+                try backend.start(on: loop, sink: sink)
             }
         } catch {
             let streams = state.withLock { state in state.session === session ? state.reset() : [] }
@@ -377,7 +385,7 @@ public final class KeyboardManager: Sendable {
             guard state.session === session else { return PreparedCalls() }
             return route(state.tracker.ingest(observation), in: &state)
         }
-        deliver(calls)
+        deliver(calls, session: session)
     }
 
     func settle(to time: Double, session: ManagerSession) {
@@ -385,7 +393,7 @@ public final class KeyboardManager: Sendable {
             guard state.session === session else { return PreparedCalls() }
             return route(state.tracker.advance(to: time), in: &state)
         }
-        deliver(calls)
+        deliver(calls, session: session)
     }
 
     func nextDeadline(session: ManagerSession) -> Double? {
@@ -455,10 +463,17 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Makes the calls: immediate ones now, in order, each checked against a cancel made by an
-    /// earlier one; the rest handed to their queue, the main queue or the descriptor.
-    private func deliver(_ calls: PreparedCalls) {
+    /// earlier one; the rest handed to their queue, the main queue or the descriptor. With a
+    /// session, a stop made by an immediate callback drops the rest of the batch (a stop forgets
+    /// keyboards without events).
+    private func deliver(_ calls: PreparedCalls, session: ManagerSession? = nil) {
         guard !calls.isEmpty else { return }
-        for call in calls.immediate where isSubscribed(call.subscriber) { call.body() }
+        let current = { session.map { session in self.state.withLock { $0.session === session } } ?? true }
+        for call in calls.immediate where isSubscribed(call.subscriber) {
+            guard current() else { return }
+            call.body()
+        }
+        guard current() else { return }
         for (queue, batch) in calls.queued {
             backlog.queued(.queue, count: batch.count)
             queue.async {

@@ -1,4 +1,10 @@
-import Foundation
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One keyboard event with everything known about the keyboard at that moment: what UIKit puts in
 /// a keyboard notification's `userInfo`, and what Linux adds (docking, ownership, output, layout,

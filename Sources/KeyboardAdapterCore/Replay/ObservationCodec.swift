@@ -1,4 +1,10 @@
-import Foundation
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The recording format: JSON Lines, one observation per line, times in seconds relative to the
 /// first line. A line looks like this (documented in the README):

@@ -1,5 +1,11 @@
-import Foundation
+import Glibc
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Wraps a live backend and records every observation it delivers, in the replay format, one
 /// flushed line per observation, while passing everything on unchanged.
@@ -74,7 +80,7 @@ private final class LineWriter: Sendable {
             var offset = 0
             while offset < bytes.count {
                 let written = bytes.withUnsafeBytes {
-                    Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset)
+                    Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset)
                 }
                 if written < 0 && errno == EINTR { continue }
                 guard written > 0 else { return }

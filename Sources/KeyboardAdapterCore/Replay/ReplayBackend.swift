@@ -1,5 +1,11 @@
-import Foundation
+import Glibc
 import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Plays a recording (see ``ObservationCodec``) through the same pipeline as a live backend, on
 /// the manager's run loop. It sets the loop's clock to the recording's own, so the events are

@@ -1,4 +1,10 @@
-import Foundation
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the tracker hands on: a keyboard event, or a layout change of a visible keyboard.
 public enum TrackerEmission: Sendable, Hashable {

@@ -63,6 +63,8 @@ let package = Package(
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
+        // The README's Swift examples, compiled in the surroundings a real app gives them.
+        .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter"]),
         .testTarget(
             name: "WaylandAdapterTests",
             dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
@@ -80,6 +82,10 @@ let package = Package(
         .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
         .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
         .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
+
+        // The delivery modes in real processes: a poll() loop, dispatchMain(), and the mistake.
+        .executableTarget(name: "kbdelivery", dependencies: ["KeyboardAdapterCore"], path: "Examples/kbdelivery"),
+        .testTarget(name: "DeliveryTests", dependencies: ["kbdelivery", "TestSupport"]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 

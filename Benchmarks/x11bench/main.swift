@@ -41,7 +41,7 @@ final class TappedBackend: KeyboardBackend {
     struct Tap: ObservationSink {
         let inner: any ObservationSink
         let backend: TappedBackend
-        func deliver(_ observation: Observation) {
+        func deliver(_ observation: KeyboardObservation) {
             backend.tapped.withLock { tapped in
                 tapped.observationCount += 1
                 tapped.lastFrame = observation.frame

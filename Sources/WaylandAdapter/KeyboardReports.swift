@@ -23,35 +23,35 @@ struct KeyboardReports: Sendable {
 
     /// Output `key` announced or changed its name or frame. Keyboards move with it; what the
     /// classifier learnt (the panels) stays.
-    mutating func outputChanged(_ key: UInt32, to output: Output, time: Double) -> [Observation] {
+    mutating func outputChanged(_ key: UInt32, to output: Output, time: Double) -> [KeyboardObservation] {
         entries[key, default: Entry()].output = output
         return report(key, learn: false, time: time)
     }
 
     /// The probe on output `key` measured a new usable area (relative to the output's origin).
-    mutating func usableAreaChanged(_ key: UInt32, to area: Rect, time: Double) -> [Observation] {
+    mutating func usableAreaChanged(_ key: UInt32, to area: Rect, time: Double) -> [KeyboardObservation] {
         entries[key, default: Entry()].usable = area
         return report(key, learn: true, time: time)
     }
 
     /// The probe on output `key` was closed: nothing is measured there until a new probe reports,
     /// so its keyboards are hidden.
-    mutating func probeClosed(_ key: UInt32, time: Double) -> [Observation] {
+    mutating func probeClosed(_ key: UInt32, time: Double) -> [KeyboardObservation] {
         entries[key]?.usable = nil
         return hide(key, time: time)
     }
 
     /// Output `key` went away: its keyboards are hidden and it is forgotten.
-    mutating func outputRemoved(_ key: UInt32, time: Double) -> [Observation] {
+    mutating func outputRemoved(_ key: UInt32, time: Double) -> [KeyboardObservation] {
         defer { entries[key] = nil }
         return hide(key, time: time)
     }
 
     /// The seat's layout changed: every shown keyboard is delivered again with it.
-    mutating func layoutChanged(to layout: InputLayout?, time: Double) -> [Observation] {
+    mutating func layoutChanged(to layout: InputLayout?, time: Double) -> [KeyboardObservation] {
         guard layout != self.layout else { return [] }
         self.layout = layout
-        return entries.keys.sorted().flatMap { key -> [Observation] in
+        return entries.keys.sorted().flatMap { key -> [KeyboardObservation] in
             let entry = entries[key]!
             guard let output = entry.reportedOutput else { return [] }
             return entry.reported.sorted { $0.key.rawValue < $1.key.rawValue }.map {
@@ -61,7 +61,7 @@ struct KeyboardReports: Sendable {
     }
 
     /// Hides every shown keyboard (the connection broke).
-    mutating func hideAll(time: Double) -> [Observation] {
+    mutating func hideAll(time: Double) -> [KeyboardObservation] {
         entries.keys.sorted().flatMap { hide($0, time: time) }
     }
 
@@ -72,7 +72,7 @@ struct KeyboardReports: Sendable {
     }
 
     /// Works out the keyboards on one output and returns what changed.
-    private mutating func report(_ key: UInt32, learn: Bool, time: Double) -> [Observation] {
+    private mutating func report(_ key: UInt32, learn: Bool, time: Double) -> [KeyboardObservation] {
         guard var entry = entries[key], let output = entry.output, let usable = entry.usable else { return [] }
         defer { entries[key] = entry }
         let insets = InsetClassifier.insets(
@@ -83,7 +83,7 @@ struct KeyboardReports: Sendable {
         } else {
             keyboards = InsetClassifier.keyboards(insets, baseline: entry.classifier.baseline!, output: output.frame)
         }
-        var out: [Observation] = []
+        var out: [KeyboardObservation] = []
         // Keyboard ids carry the output's name: when the output is renamed, the keyboards
         // reported under the old name are hidden before they reappear under the new one.
         if let previous = entry.reportedOutput, previous.name != output.name {
@@ -106,7 +106,7 @@ struct KeyboardReports: Sendable {
         return out
     }
 
-    private mutating func hide(_ key: UInt32, time: Double) -> [Observation] {
+    private mutating func hide(_ key: UInt32, time: Double) -> [KeyboardObservation] {
         guard let entry = entries[key], let output = entry.reportedOutput else { return [] }
         entries[key]?.reported = [:]
         return entry.reported.keys.sorted { $0.rawValue < $1.rawValue }.map {
@@ -114,8 +114,8 @@ struct KeyboardReports: Sendable {
         }
     }
 
-    private func observation(edge: Edge, frame: Rect?, output: Output, time: Double) -> Observation {
-        Observation(
+    private func observation(edge: Edge, frame: Rect?, output: Output, time: Double) -> KeyboardObservation {
+        KeyboardObservation(
             time: time,
             keyboard: KeyboardIdentity(id: "wayland:\(output.name):\(edge.rawValue)", name: "docked keyboard"),
             frame: frame, isDocked: true, dockedEdge: edge, output: output, geometry: .derived, layout: layout)

@@ -16,7 +16,7 @@ final class WaylandSession {
     private var outputs: [UInt32: WatchedOutputState] = [:]
     private var reports = KeyboardReports()
     /// Where observations go; nil while only checking what the compositor offers.
-    var deliver: ((Observation) -> Void)?
+    var deliver: ((KeyboardObservation) -> Void)?
     /// Called with every change of an output or its usable area (for diagnostics and tests).
     var onStatus: (([WaylandOutputStatus]) -> Void)?
 
@@ -136,7 +136,7 @@ final class WaylandSession {
         send(reports.layoutChanged(to: seat?.layout, time: MonotonicClock.now()))
     }
 
-    private func send(_ observations: [Observation]) {
+    private func send(_ observations: [KeyboardObservation]) {
         guard let deliver else { return }
         observations.forEach(deliver)
     }

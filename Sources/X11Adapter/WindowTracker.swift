@@ -47,18 +47,18 @@ final class WindowTracker {
 
     private let display: XDisplay
     private let rules: KeyboardRules
-    private let deliver: (Observation) -> Void
+    private let deliver: (KeyboardObservation) -> Void
     private let appIdentity: () -> AppIdentity
     private var ownership = FocusOwnership()
     private var windows: [Window: Tracked] = [:]
     /// What was last delivered per keyboard window (with time 0), to drop repeats: ConfigureNotify
     /// arrives once through the root and once through the window itself.
-    private var delivered: [Window: Observation] = [:]
+    private var delivered: [Window: KeyboardObservation] = [:]
     /// Windows to observe again once the queue is drained, in the order they changed.
     private var dirty: [Window] = []
     private var dirtySet: Set<Window> = []
     /// Hides of keyboard windows destroyed since the last flush.
-    private var gone: [Observation] = []
+    private var gone: [KeyboardObservation] = []
     /// The whole screen (the root window), which struts are relative to.
     private var screen: Rect
     /// The monitors a keyboard can be on.
@@ -78,7 +78,7 @@ final class WindowTracker {
 
     init(
         display: XDisplay, rules: KeyboardRules, appIdentity: @escaping () -> AppIdentity = { AppIdentity() },
-        deliver: @escaping (Observation) -> Void
+        deliver: @escaping (KeyboardObservation) -> Void
     ) {
         self.display = display
         self.rules = rules
@@ -490,7 +490,7 @@ final class WindowTracker {
             layoutChanged()
         }
         var hides = gone
-        var shows: [Observation] = []
+        var shows: [KeyboardObservation] = []
         gone.removeAll()
         for window in dirty {
             guard let observation = observe(window) else { continue }
@@ -506,7 +506,7 @@ final class WindowTracker {
     }
 
     /// The keyboard window's current observation, when it differs from the last one delivered.
-    private func observe(_ window: Window) -> Observation? {
+    private func observe(_ window: Window) -> KeyboardObservation? {
         guard let tracked = windows[window] else { return nil }
         guard let rule = tracked.rule, let keyboard = tracked.keyboard else {
             // No longer a keyboard (its class changed): it is gone as far as anyone can tell.
@@ -533,7 +533,7 @@ final class WindowTracker {
         }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
-        var observation = Observation(
+        var observation = KeyboardObservation(
             time: 0, keyboard: identity, frame: nil, output: delivered[window]?.output,
             geometry: .reported)
         if isShown, let frame = absoluteFrame(tracked) {

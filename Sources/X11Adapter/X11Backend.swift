@@ -160,7 +160,7 @@ public final class X11Backend: KeyboardBackend {
         }
         lines.append(
             "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
-        var seen: [Observation] = []
+        var seen: [KeyboardObservation] = []
         let tracker = WindowTracker(display: display, rules: rules) { seen.append($0) }
         tracker.start()
         for observation in seen {

@@ -8,20 +8,20 @@ enum Recordings {
     static let docked = Rect(x: 0, y: 560, width: 1280, height: 240)
 
     /// Show, move, hide of one keyboard: 4 observations over 0.6 s.
-    static var showMoveHide: [Observation] {
+    static var showMoveHide: [KeyboardObservation] {
         [
-            Observation(
+            KeyboardObservation(
                 time: 0, keyboard: keyboard, frame: docked, isDocked: true, dockedEdge: .bottom, output: screen,
                 layout: InputLayout(name: "English (US)", code: "us")),
-            Observation(
+            KeyboardObservation(
                 time: 0.2, keyboard: keyboard, frame: Rect(x: 0, y: 500, width: 1280, height: 240), isDocked: false,
                 output: screen),
-            Observation(time: 0.4, keyboard: keyboard, frame: nil, output: screen),
+            KeyboardObservation(time: 0.4, keyboard: keyboard, frame: nil, output: screen),
         ]
     }
 
     /// Writes observations (or raw lines) to a new temporary file; returns its path.
-    static func write(_ observations: [Observation], extraLines: [String] = []) -> String {
+    static func write(_ observations: [KeyboardObservation], extraLines: [String] = []) -> String {
         let lines = observations.map { ObservationCodec.encode($0, relativeTo: 0) } + extraLines
         return write(text: lines.joined(separator: "\n") + "\n")
     }
@@ -37,9 +37,9 @@ enum Recordings {
     }
 
     /// A long recording: the keyboard moves every 50 ms for `seconds`.
-    static func moving(seconds: Double) -> [Observation] {
+    static func moving(seconds: Double) -> [KeyboardObservation] {
         stride(from: 0.0, to: seconds, by: 0.05).enumerated().map { index, time in
-            Observation(
+            KeyboardObservation(
                 time: time, keyboard: keyboard, frame: Rect(x: index % 2 * 10, y: 560, width: 1270, height: 240),
                 output: screen)
         }

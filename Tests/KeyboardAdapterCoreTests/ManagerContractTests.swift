@@ -148,7 +148,7 @@ struct ManagerContractTests {
         let rig = try LiveRig(settle: 0.01)
         let seen = UpdateBox()
         let token = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
-        let up = Observation(
+        let up = KeyboardObservation(
             time: MonotonicClock.now(), keyboard: Fixture.osk, frame: nil, output: Fixture.screen,
             geometry: .unknown, isShown: true)
         rig.backend.observe(up)

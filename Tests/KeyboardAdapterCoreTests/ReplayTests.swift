@@ -37,7 +37,7 @@ enum ReplayTestError: Error { case timeout }
 /// A recording of a show, a move, a slide-out and a second keyboard, written through the codec.
 func sampleRecording() -> String {
     let screen = Fixture.screen
-    var lines: [Observation] = []
+    var lines: [KeyboardObservation] = []
     lines.append(Fixture.observe(Fixture.floating, at: 10.0, output: screen))
     lines.append(Fixture.observe(Fixture.floating.offsetBy(dx: 30, dy: 0), at: 10.5))
     lines.append(Fixture.observe(Fixture.floating.offsetBy(dx: 60, dy: 0), at: 10.52))
@@ -54,7 +54,7 @@ func sampleRecording() -> String {
 struct ReplayTests {
     @Test("a line encodes and decodes to the same observation, times relative to the first")
     func roundTrip() throws {
-        let observation = Observation(
+        let observation = KeyboardObservation(
             time: 12.5, keyboard: KeyboardIdentity(id: "x11:0x1", name: "xvkbd", pid: 42),
             frame: Fixture.docked, isDocked: true, dockedEdge: .bottom, output: Fixture.screen,
             geometry: .reported, isLocal: false, layout: InputLayout(name: "German", code: "de"))
@@ -224,7 +224,7 @@ struct ReplayTests {
 }
 
 struct NullSink: ObservationSink {
-    func deliver(_ observation: Observation) {}
+    func deliver(_ observation: KeyboardObservation) {}
     func finish(failure: BackendFailure?) {}
 }
 

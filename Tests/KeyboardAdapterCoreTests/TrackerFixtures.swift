@@ -19,8 +19,8 @@ enum Fixture {
         _ frame: Rect?, at time: Double, keyboard: KeyboardIdentity = osk, docked: Bool? = nil,
         edge: Edge? = nil, output: Output? = screen, local: Bool? = nil,
         layout: InputLayout? = nil
-    ) -> Observation {
-        Observation(
+    ) -> KeyboardObservation {
+        KeyboardObservation(
             time: time, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge, output: output,
             geometry: .reported, isLocal: local, layout: layout)
     }
@@ -44,7 +44,7 @@ extension Array where Element == TrackerEmission {
 
 extension KeyboardTracker {
     /// Feeds observations in order, then advances to `until`; returns everything emitted.
-    mutating func run(_ observations: [Observation], until: Double? = nil) -> [TrackerEmission] {
+    mutating func run(_ observations: [KeyboardObservation], until: Double? = nil) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
         for observation in observations { out += ingest(observation) }
         if let until { out += advance(to: until) }

@@ -26,7 +26,7 @@ struct TrackerFrameChangeTests {
     @Test("a burst inside the settle window is one pair whose end frame is the final frame")
     func burstIsOnePair() {
         var tracker = shownFloating()
-        var observations: [Observation] = []
+        var observations: [KeyboardObservation] = []
         for i in 1...10 {
             observations.append(Fixture.observe(Fixture.floating.offsetBy(dx: i * 10, dy: 0), at: 2 + Double(i) * 0.01))
         }

@@ -54,3 +54,25 @@ struct DocumentationTests {
         }
     }
 }
+
+extension DocumentationTests {
+    @Test("every Swift example of the README stands word for word in the compiled README examples")
+    func readmeExamplesCompiled() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let compiled = try String(
+            contentsOf: Self.root.appendingPathComponent("Tests/ReadmeExampleTests/ReadmeExamples.swift"),
+            encoding: .utf8)
+        func lines(_ text: Substring) -> [String] {
+            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let file = lines(compiled[...])
+        let blocks = readme.matches(of: /```swift\n([\s\S]*?)```/).map { lines($0.output.1) }
+        #expect(blocks.count >= 8)
+        for block in blocks {
+            let found = file.indices.contains { start in
+                start + block.count <= file.count && Array(file[start..<start + block.count]) == block
+            }
+            #expect(found, "README example not compiled:\n\(block.joined(separator: "\n"))")
+        }
+    }
+}

@@ -8,7 +8,7 @@ import Synchronization
 public final class TrackingSink: ObservationSink {
     struct State {
         var tracker: KeyboardTracker
-        var observations: [Observation] = []
+        var observations: [KeyboardObservation] = []
         var updates: [KeyboardUpdate] = []
         var failures: [BackendFailure?] = []
         /// The most keyboards visible at once, after any update.
@@ -23,7 +23,7 @@ public final class TrackingSink: ObservationSink {
     }
 
     /// Records the observation and what the tracker makes of it.
-    public func deliver(_ observation: Observation) {
+    public func deliver(_ observation: KeyboardObservation) {
         state.withLock { state in
             state.observations.append(observation)
             record(state.tracker.ingest(observation), into: &state)
@@ -66,7 +66,7 @@ public final class TrackingSink: ObservationSink {
     public var mark: Int { updates.count }
 
     /// Every observation delivered.
-    public var observations: [Observation] { state.withLock { $0.observations } }
+    public var observations: [KeyboardObservation] { state.withLock { $0.observations } }
     /// How the backend ended, each time it did.
     public var failures: [BackendFailure?] { state.withLock { $0.failures } }
     /// The keyboards visible now (after settling what is due).

@@ -13,7 +13,7 @@ struct KeyboardReportsTests {
     static let keyboard = Rect(x: 0, y: 560, width: 1280, height: 240)
 
     /// `id frame-or-hidden output layout` per observation.
-    static func lines(_ observations: [Observation]) -> [String] {
+    static func lines(_ observations: [KeyboardObservation]) -> [String] {
         observations.map {
             "\($0.keyboard.id) \($0.frame.map(\.description) ?? "hidden") \($0.output?.name ?? "-") "
                 + "\($0.layout?.name ?? "nil") \($0.geometry.rawValue) docked=\($0.isDocked == true) "

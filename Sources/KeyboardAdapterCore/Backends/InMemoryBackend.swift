@@ -48,7 +48,7 @@ public final class InMemoryBackend: KeyboardBackend {
         _ keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, output: Output? = nil,
         isLocal: Bool? = nil, layout: InputLayout? = nil, time: Double? = nil
     ) {
-        let observation = Observation(
+        let observation = KeyboardObservation(
             time: time ?? MonotonicClock.now(), keyboard: keyboard, frame: frame,
             isDocked: isDocked, output: output, geometry: .reported, isLocal: isLocal,
             layout: layout)
@@ -56,7 +56,7 @@ public final class InMemoryBackend: KeyboardBackend {
     }
 
     /// Hands a ready-made observation to the manager.
-    public func observe(_ observation: Observation) { sink.withLock { $0 }?.deliver(observation) }
+    public func observe(_ observation: KeyboardObservation) { sink.withLock { $0 }?.deliver(observation) }
 
     /// Ends as a real backend ends when its display server goes away.
     public func fail(_ reason: String) {

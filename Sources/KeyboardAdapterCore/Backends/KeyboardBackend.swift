@@ -92,7 +92,7 @@ public struct BackendFailure: Error, Sendable, Hashable, CustomStringConvertible
 /// thread are processed at once; calls from other threads are handed to the loop, in order.
 public protocol ObservationSink: Sendable {
     /// One observation of one keyboard.
-    func deliver(_ observation: Observation)
+    func deliver(_ observation: KeyboardObservation)
     /// The backend stopped by itself: the connection broke (every visible keyboard is then hidden
     /// and the failure is reported), or a recording ended (`failure` nil).
     func finish(failure: BackendFailure?)

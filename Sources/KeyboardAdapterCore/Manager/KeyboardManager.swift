@@ -380,7 +380,7 @@ public final class KeyboardManager: Sendable {
 
     // MARK: - Processing (on the loop's thread)
 
-    func ingest(_ observation: Observation, session: ManagerSession) {
+    func ingest(_ observation: KeyboardObservation, session: ManagerSession) {
         let calls = state.withLock { state -> PreparedCalls in
             guard state.session === session else { return PreparedCalls() }
             return route(state.tracker.ingest(observation), in: &state)

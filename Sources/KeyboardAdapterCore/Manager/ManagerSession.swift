@@ -52,7 +52,7 @@ struct ManagerSink: ObservationSink {
     let manager: WeakManager
     let session: ManagerSession
 
-    func deliver(_ observation: Observation) {
+    func deliver(_ observation: KeyboardObservation) {
         if session.loop.isCurrent {
             manager.value?.ingest(observation, session: session)
         } else {

@@ -40,7 +40,7 @@ public enum ObservationCodec {
     public static let coordinateLimit = 1 << 30
 
     /// One line of the format, without its trailing newline; fields in the documented order.
-    public static func encode(_ observation: Observation, relativeTo origin: Double) -> String {
+    public static func encode(_ observation: KeyboardObservation, relativeTo origin: Double) -> String {
         let o = observation
         let time = ((o.time - origin) * 1_000_000).rounded() / 1_000_000
         // `shown` is written only where it adds something (a visible keyboard at an unknown
@@ -63,7 +63,7 @@ public enum ObservationCodec {
 
     /// Reads one line. `previousTime` is the time of the line before, to reject time going backwards.
     public static func decode(_ text: Substring, lineNumber: Int, previousTime: Double?) throws(LineError)
-        -> Observation
+        -> KeyboardObservation
     {
         let line: Line
         do {
@@ -150,8 +150,8 @@ public enum ObservationCodec {
             shown = try c.decodeIfPresent(Bool.self, forKey: .shown)
         }
 
-        var observation: Observation {
-            Observation(
+        var observation: KeyboardObservation {
+            KeyboardObservation(
                 time: t, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge,
                 output: output.map { Output(name: $0.name, frame: $0.rect) }, geometry: geometry,
                 isLocal: local, layout: layout, isShown: frame != nil || shown == true)

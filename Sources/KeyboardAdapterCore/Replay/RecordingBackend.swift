@@ -48,7 +48,7 @@ private struct RecordingSink: ObservationSink {
     let inner: any ObservationSink
     let writer: LineWriter
 
-    func deliver(_ observation: Observation) {
+    func deliver(_ observation: KeyboardObservation) {
         writer.write(observation)
         inner.deliver(observation)
     }
@@ -73,7 +73,7 @@ private final class LineWriter: Sendable {
         }
     }
 
-    func write(_ observation: Observation) {
+    func write(_ observation: KeyboardObservation) {
         origin.withLock { origin in
             if origin == nil { origin = observation.time }
             let bytes = Array((ObservationCodec.encode(observation, relativeTo: origin ?? 0) + "\n").utf8)

@@ -124,7 +124,7 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
     private weak var loop: KeyboardRunLoop?
     private let backendName: String
     /// The next observation, read but not yet due.
-    private var next: Observation?
+    private var next: KeyboardObservation?
     private var lineNumber = 0
     private var previousTime: Double?
     private var ended = false

@@ -73,7 +73,7 @@ public struct KeyboardTracker: Sendable {
     }
 
     /// Feeds one observation: first settles every transition due by its time, then applies it.
-    public mutating func ingest(_ observation: Observation) -> [TrackerEmission] {
+    public mutating func ingest(_ observation: KeyboardObservation) -> [TrackerEmission] {
         var out = advance(to: observation.time)
         let id = observation.keyboard.id
         var entry = entries[id] ?? Entry(identity: observation.keyboard)
@@ -201,7 +201,7 @@ private struct Entry: Sendable {
         return frame.intersects(output.frame)
     }
 
-    mutating func apply(_ o: Observation, tracker: TrackerContext, into out: inout [TrackerEmission]) {
+    mutating func apply(_ o: KeyboardObservation, tracker: TrackerContext, into out: inout [TrackerEmission]) {
         identity = o.keyboard
         let oldLayout = layout
         let wasVisible = isVisible

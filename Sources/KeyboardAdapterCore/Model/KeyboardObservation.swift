@@ -1,6 +1,6 @@
 /// What a backend saw of one keyboard at one moment: the only thing backends hand to the core.
 /// Backends never build events; the tracker turns observations into them.
-public struct Observation: Sendable, Hashable {
+public struct KeyboardObservation: Sendable, Hashable {
     /// Monotonic time of the observation in seconds. Only differences matter; live backends use
     /// `MonotonicClock.now()`, recordings store times relative to their first line.
     public var time: Double

@@ -41,6 +41,19 @@ struct TrackerFrameChangeTests {
         #expect(out.updates[1].animationCurve == .linear)
     }
 
+    @Test("a storm of 20 000 frame changes in one transition: exact duration and curve from the thinned samples")
+    func stormKeepsDurationAndCurve() {
+        var tracker = shownFloating()
+        var observations: [KeyboardObservation] = []
+        for i in 1...20_000 {
+            observations.append(Fixture.observe(Fixture.floating.offsetBy(dx: i % 2 == 0 ? 0 : 1, dy: -i / 100), at: 2 + Double(i) * 0.0001))
+        }
+        let out = tracker.run(observations, until: 5)
+        #expect(out.updates.map(\.event) == [.willChangeFrame, .didChangeFrame])
+        #expect(abs(out.updates[1].animationDuration - 1.9999) < 1e-9)
+        #expect(out.updates[1].endFrame == Fixture.floating.offsetBy(dx: 0, dy: -200))
+    }
+
     @Test("a resize is a frame change too")
     func resize() {
         var tracker = shownFloating()

@@ -182,6 +182,19 @@ private struct Entry: Sendable {
             isLocal: isLocal, output: output, layout: layout, geometry: geometry)
     }
 
+    /// The most samples a transition keeps: a storm of frame changes inside one transition then
+    /// costs bounded memory; thinning keeps the first and the last (the duration) and an even
+    /// spread between (the curve).
+    static let maximumSamples = 256
+
+    /// Adds a sample, halving the kept ones when there are too many.
+    mutating func record(_ sample: CurveFit.Sample) {
+        samples.append(sample)
+        guard samples.count > Self.maximumSamples else { return }
+        let last = samples.count - 1
+        samples = samples.indices.filter { $0 % 2 == 0 || $0 == last }.map { samples[$0] }
+    }
+
     /// Time from the first to the last frame change of the transition under way.
     var duration: Double {
         guard let first = samples.first, let last = samples.last else { return 0 }
@@ -250,7 +263,7 @@ private struct Entry: Sendable {
             } else if frame != current || outputChanged {
                 current = frame
                 outputAtLastEvent = output
-                samples.append(CurveFit.Sample(time: o.time, frame: frame))
+                record(CurveFit.Sample(time: o.time, frame: frame))
                 deadline = o.time + tracker.settleInterval
             }
         case .visible:
@@ -271,7 +284,7 @@ private struct Entry: Sendable {
         case .hiding:
             if let edge, let output, frame.extendsPast(edge, of: output.frame) {
                 current = frame
-                samples.append(CurveFit.Sample(time: o.time, frame: frame))
+                record(CurveFit.Sample(time: o.time, frame: frame))
                 deadline = o.time + tracker.settleInterval
             } else {
                 // It came back in: the hide ends where it turned, and a new show starts.
@@ -308,7 +321,7 @@ private struct Entry: Sendable {
 
     mutating func finishHide(end: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
         if let last = samples.last, last.time < time || last.frame != end {
-            samples.append(CurveFit.Sample(time: time, frame: end))
+            record(CurveFit.Sample(time: time, frame: end))
         }
         out.append(
             tracker.makeUpdate(

@@ -35,6 +35,17 @@ extension Rect {
         }
     }
 
+    /// The frame moved along the axis of `edge` until it lies flush against that edge of `output`,
+    /// inside it, keeping its size: where a keyboard sliding in through that edge comes to rest.
+    public func movedFlush(against edge: Edge, of output: Rect) -> Rect {
+        switch edge {
+        case .bottom: Rect(x: x, y: output.maxY - height, width: width, height: height)
+        case .top: Rect(x: x, y: output.y, width: width, height: height)
+        case .left: Rect(x: output.x, y: y, width: width, height: height)
+        case .right: Rect(x: output.maxX - width, y: y, width: width, height: height)
+        }
+    }
+
     /// True when this frame reaches past `edge` of `output` (part of it is off-screen there).
     public func extendsPast(_ edge: Edge, of output: Rect) -> Bool {
         switch edge {

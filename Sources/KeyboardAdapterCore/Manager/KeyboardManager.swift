@@ -85,7 +85,11 @@ public final class KeyboardManager: Sendable {
             session = nil
             tracker.reset()
             visible.removeAll()
-            defer { subscribers.streams.removeAll() }
+            defer {
+                subscribers.streams.removeAll()
+                for stream in subscribers.progressStreams.values { stream.continuation.finish() }
+                subscribers.progressStreams.removeAll()
+            }
             return subscribers.streams.values.map(\.continuation)
         }
     }
@@ -311,6 +315,37 @@ public final class KeyboardManager: Sendable {
         subscribe(.stop(.delivered(delivery, handler)))
     }
 
+    /// Calls `handler` on the main actor with every intermediate frame of a show, hide or move
+    /// (the frames between a `will` and its `did`), as they arrive: to move content in lock-step
+    /// with the keyboard. Nothing is delivered while nothing moves.
+    public func onProgress(perform handler: @escaping @MainActor @Sendable (KeyboardProgress) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.progress(.mainActor(handler)))
+    }
+
+    /// Calls `handler` as `delivery` says with every intermediate frame of a transition.
+    public func onProgress(delivery: KeyboardDelivery, perform handler: @escaping @Sendable (KeyboardProgress) -> Void)
+        -> KeyboardSubscription
+    {
+        subscribe(.progress(.delivered(delivery, handler)))
+    }
+
+    /// An async sequence of the intermediate frames of transitions, produced on the loop's thread
+    /// and buffered until read; it ends when the manager stops or is released.
+    public var progressUpdates: AsyncStream<KeyboardProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(of: KeyboardProgress.self, bufferingPolicy: .unbounded)
+        let id = state.withLock { state -> Int in
+            let id = state.subscribers.makeID()
+            state.subscribers.progressStreams[id] = SubscriberTable.ProgressStream(continuation: continuation)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.progressStreams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
     private func subscribe(_ subscriber: Subscriber) -> KeyboardSubscription {
         KeyboardSubscription(manager: self, id: addSubscriber(subscriber))
     }
@@ -438,20 +473,31 @@ public final class KeyboardManager: Sendable {
                 }
             case .layoutChanged(let keyboard):
                 state.visible[keyboard.keyboard.id] = keyboard
+            case .progress:
+                break
             }
             state.subscribers.route(emission, paused: state.paused, into: &calls)
-            if !state.subscribers.streams.isEmpty {
+            for id in state.subscribers.progressStreams.keys {
+                guard state.subscribers.progressStreams[id]!.pairing.admits(emission, paused: state.paused) else {
+                    continue
+                }
+                if case .progress(let progress) = emission {
+                    state.subscribers.progressStreams[id]!.continuation.yield(progress)
+                }
+            }
+            if !state.subscribers.streams.isEmpty, !emission.isProgress {
                 let keyboards = state.sortedVisible
                 for id in state.subscribers.streams.keys {
                     guard state.subscribers.streams[id]!.pairing.admits(emission, paused: state.paused) else {
                         continue
                     }
-                    let snapshot =
-                        switch emission {
-                        case .update(let update): KeyboardSnapshot(keyboards: keyboards, update: update)
-                        case .layoutChanged(let keyboard):
-                            KeyboardSnapshot(keyboards: keyboards, layoutChange: keyboard)
-                        }
+                    let snapshot: KeyboardSnapshot
+                    switch emission {
+                    case .update(let update): snapshot = KeyboardSnapshot(keyboards: keyboards, update: update)
+                    case .layoutChanged(let keyboard):
+                        snapshot = KeyboardSnapshot(keyboards: keyboards, layoutChange: keyboard)
+                    case .progress: continue
+                    }
                     state.subscribers.streams[id]!.continuation.yield(snapshot)
                 }
             }
@@ -503,6 +549,15 @@ public final class KeyboardManager: Sendable {
         switch emission {
         case .update(let update): delegate.dispatch(update, from: self)
         case .layoutChanged(let keyboard): delegate.keyboardManager(self, didChangeLayout: keyboard)
+        case .progress(let progress): delegate.keyboardManager(self, didProgress: progress)
         }
+    }
+}
+
+extension TrackerEmission {
+    /// True for an intermediate frame.
+    var isProgress: Bool {
+        if case .progress = self { return true }
+        return false
     }
 }

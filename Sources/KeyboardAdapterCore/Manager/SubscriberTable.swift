@@ -8,6 +8,8 @@ enum Subscriber: Sendable {
     case layout(Callback<KeyboardState>)
     /// The backend stopping by itself.
     case stop(Callback<BackendFailure?>)
+    /// Intermediate frames of transitions.
+    case progress(Callback<KeyboardProgress>)
 }
 
 /// Keeps a listener's will/did pairs whole: a `did` is passed on only when the listener was
@@ -31,6 +33,9 @@ struct PairingFilter: Sendable {
             return true
         case .layoutChanged:
             return !paused
+        case .progress(let progress):
+            // Frames in between belong to a transition whose will this listener was given.
+            return open.contains(progress.keyboard.id)
         }
     }
 }
@@ -81,10 +86,15 @@ struct SubscriberTable: Sendable {
         var continuation: AsyncStream<KeyboardSnapshot>.Continuation
         var pairing = PairingFilter()
     }
+    struct ProgressStream: Sendable {
+        var continuation: AsyncStream<KeyboardProgress>.Continuation
+        var pairing = PairingFilter()
+    }
 
     private var nextID = 0
     private(set) var entries: [Entry] = []
     var streams: [Int: Stream] = [:]
+    var progressStreams: [Int: ProgressStream] = [:]
     /// The delegate's pairing; started afresh whenever a delegate is set.
     var delegatePairing = PairingFilter()
 
@@ -119,6 +129,12 @@ struct SubscriberTable: Sendable {
                 }
             case (.layoutChanged(let state), .layout(let callback)):
                 if !paused { calls.add(callback, state, subscriber: entries[index].id) }
+            case (.progress(let progress), .progress(let callback)):
+                guard entries[index].pairing.admits(emission, paused: paused) else { continue }
+                calls.add(callback, progress, subscriber: entries[index].id)
+            case (.update, .progress):
+                // A progress listener follows the pairs too, to know which transitions it is in.
+                _ = entries[index].pairing.admits(emission, paused: paused)
             default:
                 continue
             }

@@ -26,6 +26,8 @@ public protocol KeyboardManagerDelegate: AnyObject {
     func keyboardManager(_ manager: KeyboardManager, didChangeLayout state: KeyboardState)
     /// The backend stopped by itself: `failure` says why, or is nil when a recording ended.
     func keyboardManager(_ manager: KeyboardManager, didStopWith failure: BackendFailure?)
+    /// An intermediate frame of a show, hide or move under way.
+    func keyboardManager(_ manager: KeyboardManager, didProgress progress: KeyboardProgress)
 }
 
 extension KeyboardManagerDelegate {
@@ -45,6 +47,8 @@ extension KeyboardManagerDelegate {
     public func keyboardManager(_ manager: KeyboardManager, didChangeLayout state: KeyboardState) {}
     /// Does nothing.
     public func keyboardManager(_ manager: KeyboardManager, didStopWith failure: BackendFailure?) {}
+    /// Does nothing.
+    public func keyboardManager(_ manager: KeyboardManager, didProgress progress: KeyboardProgress) {}
 
     /// Calls the method for the update's event.
     func dispatch(_ update: KeyboardUpdate, from manager: KeyboardManager) {

@@ -21,16 +21,24 @@ public struct KeyboardUpdate: Sendable, Hashable {
     /// frame moved just past the docked edge of its output (the bottom edge when it floats).
     /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
     public var beginFrame: Rect
-    /// Where the keyboard is (did events) or is going (will events). For a hide with no observed
-    /// off-screen frame, the last frame moved just past the docked edge (bottom when floating).
-    /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
+    /// Where the keyboard is (did events) or is going (will events). A docked keyboard sliding in
+    /// through its edge is going flush to that edge: its `willShow` carries that destination,
+    /// marked by ``isEndFramePredicted``. A hide ends just past the docked edge (bottom when
+    /// floating), on both its `willHide` and its `didHide`. Otherwise a `will` event carries the
+    /// frame seen so far. ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
     public var endFrame: Rect
-    /// The measured time from the transition's first to its last frame change, in seconds; 0 when
-    /// it was instantaneous. On a `will` event it is the time measured so far.
+    /// True when ``endFrame`` is a destination computed ahead of the keyboard getting there
+    /// (a docked slide-in, any hide); false when it was observed.
+    public var isEndFramePredicted: Bool
+    /// The transition's duration in seconds: on a `did` event measured from its first to its last
+    /// frame change (0 when instantaneous); on a `will` event predicted from the keyboard's last
+    /// transition of the same kind, or 0 when nothing predicts it. See ``timing``.
     public var animationDuration: Double
-    /// The measured curve; `.none` when instantaneous, `.unknown` while a transition is under way
-    /// or when the frames seen fit no curve.
+    /// The curve, measured or predicted like the duration; `.none` when instantaneous, `.unknown`
+    /// when nothing predicts it or the frames seen fit no curve.
     public var animationCurve: AnimationCurve
+    /// Where ``animationDuration`` and ``animationCurve`` come from.
+    public var timing: TimingSource
     /// Whether the keyboard is visible once this transition completes: true for show and frame
     /// change events, false for hide events.
     public var isVisible: Bool
@@ -40,16 +48,18 @@ public struct KeyboardUpdate: Sendable, Hashable {
     /// Creates an update. Backends never call this: they hand observations to the tracker.
     public init(
         event: KeyboardEvent, state: KeyboardState, backend: String, beginFrame: Rect, endFrame: Rect,
-        animationDuration: Double = 0, animationCurve: AnimationCurve = .none, isVisible: Bool,
-        timestamp: Date = Date()
+        isEndFramePredicted: Bool = false, animationDuration: Double = 0, animationCurve: AnimationCurve = .none,
+        timing: TimingSource? = nil, isVisible: Bool, timestamp: Date = Date()
     ) {
         self.event = event
         self.state = state
         self.backend = backend
         self.beginFrame = beginFrame
         self.endFrame = endFrame
+        self.isEndFramePredicted = isEndFramePredicted
         self.animationDuration = animationDuration
         self.animationCurve = animationCurve
+        self.timing = timing ?? (event.isWill ? .unknown : .measured)
         self.isVisible = isVisible
         self.timestamp = timestamp
     }
@@ -57,7 +67,8 @@ public struct KeyboardUpdate: Sendable, Hashable {
     /// Creates an update from the state's fields one by one.
     public init(
         event: KeyboardEvent, keyboard: KeyboardIdentity, backend: String, beginFrame: Rect, endFrame: Rect,
-        animationDuration: Double = 0, animationCurve: AnimationCurve = .none, isVisible: Bool,
+        isEndFramePredicted: Bool = false, animationDuration: Double = 0, animationCurve: AnimationCurve = .none,
+        timing: TimingSource? = nil, isVisible: Bool,
         isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil, output: Output? = nil,
         layout: InputLayout? = nil, geometry: GeometrySource, timestamp: Date = Date()
     ) {
@@ -66,8 +77,9 @@ public struct KeyboardUpdate: Sendable, Hashable {
             state: KeyboardState(
                 keyboard: keyboard, frame: endFrame, isDocked: isDocked, dockedEdge: dockedEdge, isLocal: isLocal,
                 output: output, layout: layout, geometry: geometry),
-            backend: backend, beginFrame: beginFrame, endFrame: endFrame, animationDuration: animationDuration,
-            animationCurve: animationCurve, isVisible: isVisible, timestamp: timestamp)
+            backend: backend, beginFrame: beginFrame, endFrame: endFrame, isEndFramePredicted: isEndFramePredicted,
+            animationDuration: animationDuration, animationCurve: animationCurve, timing: timing, isVisible: isVisible,
+            timestamp: timestamp)
     }
 
     /// The keyboard this update is about.

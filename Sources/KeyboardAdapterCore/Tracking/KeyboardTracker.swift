@@ -12,6 +12,8 @@ public enum TrackerEmission: Sendable, Hashable {
     case update(KeyboardUpdate)
     /// The active input layout of a visible keyboard changed; its frame did not.
     case layoutChanged(KeyboardState)
+    /// An intermediate frame of a transition under way.
+    case progress(KeyboardProgress)
 }
 
 /// The state machine that turns observations into keyboard events. Pure: it never touches a
@@ -51,6 +53,9 @@ public struct KeyboardTracker: Sendable {
     private var entries: [String: Entry] = [:]
     /// Pending deadlines, earliest first; keys whose entry has since moved on are skipped.
     private var deadlines = DeadlineQueue()
+    /// The last measured show and hide of each keyboard, by name (so that it survives the window
+    /// being recreated): what the next `will` event predicts.
+    private var timings = TimingMemory()
 
     /// Creates a tracker.
     /// - Parameters:
@@ -79,6 +84,7 @@ public struct KeyboardTracker: Sendable {
         var entry = entries[id] ?? Entry(identity: observation.keyboard)
         entry.apply(observation, tracker: context, into: &out)
         store(entry, id: id)
+        timings.apply(to: &out)
         out += advance(to: observation.time)
         return out
     }
@@ -92,6 +98,7 @@ public struct KeyboardTracker: Sendable {
             entry.settle(at: next.deadline, tracker: context, into: &out)
             store(entry, id: next.id)
         }
+        timings.apply(to: &out)
         return out
     }
 
@@ -116,6 +123,7 @@ public struct KeyboardTracker: Sendable {
             entry.vanish(at: time, tracker: context, into: &out)
             store(entry, id: id)
         }
+        timings.apply(to: &out)
         return out
     }
 
@@ -123,6 +131,7 @@ public struct KeyboardTracker: Sendable {
     public mutating func reset() {
         entries.removeAll()
         deadlines = DeadlineQueue()
+        timings = TimingMemory()
     }
 }
 
@@ -134,15 +143,29 @@ private struct TrackerContext: Sendable {
     let wallClock: @Sendable () -> Date
 
     func makeUpdate(
-        _ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect,
+        _ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect, predicted: Bool = false,
         duration: Double, curve: AnimationCurve, visible: Bool
     ) -> TrackerEmission {
         .update(
             KeyboardUpdate(
                 event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
-                animationDuration: duration, animationCurve: curve, isVisible: visible, isDocked: entry.isDocked,
-                dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, output: entry.output,
-                layout: entry.layout, geometry: entry.geometry, timestamp: wallClock()))
+                isEndFramePredicted: predicted, animationDuration: duration, animationCurve: curve,
+                isVisible: visible, isDocked: entry.isDocked, dockedEdge: entry.isDocked ? entry.edge : nil,
+                isLocal: entry.isLocal, output: entry.output, layout: entry.layout, geometry: entry.geometry,
+                timestamp: wallClock()))
+    }
+
+    /// An intermediate frame of `entry`'s transition, with how far it has come.
+    func makeProgress(_ transition: KeyboardEvent, _ entry: Entry, at time: Double) -> TrackerEmission {
+        let end = entry.destination ?? entry.begin
+        let total = CurveFit.distance(entry.begin, end)
+        let travelled = CurveFit.distance(entry.begin, entry.current ?? entry.begin)
+        let fraction = entry.isEndPredicted && total > 0 ? min(1, Double(travelled) / Double(total)) : nil
+        return .progress(
+            KeyboardProgress(
+                transition: transition, state: entry.state, beginFrame: entry.begin, endFrame: end,
+                isEndFramePredicted: entry.isEndPredicted, fraction: fraction, elapsed: time - entry.transitionStart,
+                backend: backendName, timestamp: wallClock()))
     }
 }
 
@@ -156,6 +179,12 @@ private struct Entry: Sendable {
     var current: Rect?
     /// The begin frame of the transition under way.
     var begin: Rect = .zero
+    /// Where the transition under way is going, as its `will` event said.
+    var destination: Rect?
+    /// Whether `destination` was computed ahead (a docked slide-in, a hide) rather than seen.
+    var isEndPredicted = false
+    /// When the transition under way began (its first frame, or the off-screen frame before it).
+    var transitionStart = 0.0
     var samples: [CurveFit.Sample] = []
     /// The output as of the last event, to tell a move to another output from a frame change.
     var outputAtLastEvent: Output?
@@ -252,19 +281,26 @@ private struct Entry: Sendable {
             outputAtLastEvent = output
             phase = .showing
             deadline = o.time + tracker.settleInterval
+            // A docked keyboard coming in through its edge ends flush with that edge: known now.
+            let landing = placeUnknown ? nil : slideInDestination(for: frame)
+            destination = landing ?? frame
+            isEndPredicted = landing != nil
+            transitionStart = start?.time ?? o.time
             out.append(
                 tracker.makeUpdate(
-                    .willShow, self, begin: begin, end: frame, duration: duration,
+                    .willShow, self, begin: begin, end: destination ?? frame, predicted: isEndPredicted, duration: 0,
                     curve: .unknown, visible: true))
         case .showing, .changing:
             if isSlidingOut(to: frame) {
                 complete(at: o.time, tracker: tracker, into: &out)
                 startHide(to: frame, at: o.time, tracker: tracker, into: &out)
             } else if frame != current || outputChanged {
+                let moved = frame != current
                 current = frame
                 outputAtLastEvent = output
                 record(CurveFit.Sample(time: o.time, frame: frame))
                 deadline = o.time + tracker.settleInterval
+                if moved { out.append(tracker.makeProgress(phase == .showing ? .willShow : .willChangeFrame, self, at: o.time)) }
             }
         case .visible:
             if isSlidingOut(to: frame) {
@@ -274,6 +310,10 @@ private struct Entry: Sendable {
                 current = frame
                 outputAtLastEvent = output
                 samples = [CurveFit.Sample(time: o.time, frame: frame)]
+                // Where a move ends cannot be known before it does.
+                destination = frame
+                isEndPredicted = false
+                transitionStart = o.time
                 phase = .changing
                 deadline = o.time + tracker.settleInterval
                 out.append(
@@ -283,9 +323,11 @@ private struct Entry: Sendable {
             }
         case .hiding:
             if let edge, let output, frame.extendsPast(edge, of: output.frame) {
+                let moved = frame != current
                 current = frame
                 record(CurveFit.Sample(time: o.time, frame: frame))
                 deadline = o.time + tracker.settleInterval
+                if moved { out.append(tracker.makeProgress(.willHide, self, at: o.time)) }
             } else {
                 // It came back in: the hide ends where it turned, and a new show starts.
                 finishHide(end: current ?? frame, at: o.time, tracker: tracker, into: &out)
@@ -296,6 +338,14 @@ private struct Entry: Sendable {
         if wasVisible, isVisible, oldLayout != layout {
             out.append(.layoutChanged(state))
         }
+    }
+
+    /// Where a docked keyboard first seen reaching past its own edge will come to rest: flush with
+    /// that edge. Nil for a keyboard that floats or is already wholly on screen (its first frame
+    /// is then its place).
+    func slideInDestination(for frame: Rect) -> Rect? {
+        guard isDocked, let edge, let output, frame.extendsPast(edge, of: output.frame) else { return nil }
+        return frame.movedFlush(against: edge, of: output.frame)
     }
 
     /// A docked keyboard reaching past its own edge while keeping its size is sliding out.
@@ -313,19 +363,29 @@ private struct Entry: Sendable {
         samples = [CurveFit.Sample(time: time, frame: frame)]
         phase = .hiding
         deadline = time + tracker.settleInterval
+        // It leaves through its edge: both ends of the hide name the frame just past that edge.
+        destination = offScreenFrame(for: begin)
+        isEndPredicted = true
+        transitionStart = time
         out.append(
             tracker.makeUpdate(
-                .willHide, self, begin: begin, end: offScreenFrame(for: begin), duration: 0,
+                .willHide, self, begin: begin, end: destination ?? frame, predicted: true, duration: 0,
                 curve: .unknown, visible: false))
     }
 
-    mutating func finishHide(end: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission]) {
-        if let last = samples.last, last.time < time || last.frame != end {
-            record(CurveFit.Sample(time: time, frame: end))
+    /// Ends a hide at `end`; `seen` is the last frame observed (when it differs from `end`, which
+    /// is then the computed frame past the edge), kept for the measured duration.
+    mutating func finishHide(
+        end: Rect, seen: Rect? = nil, predicted: Bool = false, at time: Double, tracker: TrackerContext,
+        into out: inout [TrackerEmission]
+    ) {
+        let last = seen ?? end
+        if let previous = samples.last, previous.time < time || previous.frame != last {
+            record(CurveFit.Sample(time: time, frame: last))
         }
         out.append(
             tracker.makeUpdate(
-                .didHide, self, begin: begin, end: end, duration: duration,
+                .didHide, self, begin: begin, end: end, predicted: predicted, duration: duration,
                 curve: CurveFit.classify(samples), visible: false))
         reset()
     }
@@ -339,7 +399,10 @@ private struct Entry: Sendable {
         case .hidden:
             offScreen = frame.map { CurveFit.Sample(time: time, frame: $0) }
         case .hiding:
-            finishHide(end: frame ?? offScreenFrame(for: begin), at: time, tracker: tracker, into: &out)
+            // Whatever offset its last step stopped at, the hide ends where its will said.
+            finishHide(
+                end: destination ?? offScreenFrame(for: begin), seen: frame, predicted: true, at: time,
+                tracker: tracker, into: &out)
         case .showing, .changing, .visible:
             complete(at: time, tracker: tracker, into: &out)
             let from = current ?? .zero
@@ -347,11 +410,11 @@ private struct Entry: Sendable {
             samples = []
             out.append(
                 tracker.makeUpdate(
-                    .willHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
+                    .willHide, self, begin: from, end: frame ?? offScreenFrame(for: from), predicted: frame == nil,
                     duration: 0, curve: .unknown, visible: false))
             out.append(
                 tracker.makeUpdate(
-                    .didHide, self, begin: from, end: frame ?? offScreenFrame(for: from),
+                    .didHide, self, begin: from, end: frame ?? offScreenFrame(for: from), predicted: frame == nil,
                     duration: 0, curve: .none, visible: false))
             reset()
         }
@@ -390,6 +453,9 @@ private struct Entry: Sendable {
             begin = end
             samples = [CurveFit.Sample(time: time, frame: end)]
             deadline = time + tracker.settleInterval
+            destination = end
+            isEndPredicted = false
+            transitionStart = time
             out.append(
                 tracker.makeUpdate(
                     .willShow, self, begin: end, end: end, duration: 0, curve: .unknown,
@@ -406,5 +472,7 @@ private struct Entry: Sendable {
         deadline = nil
         offScreen = nil
         outputAtLastEvent = nil
+        destination = nil
+        isEndPredicted = false
     }
 }

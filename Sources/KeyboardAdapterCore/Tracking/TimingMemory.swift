@@ -1,0 +1,40 @@
+/// What each keyboard's slides in and out took, as last measured, keyed by the keyboard's name:
+/// onboard recreates its window when docking is toggled, and its slides stay the same. The `will`
+/// event of the next show or hide carries these values, marked predicted; the first one of a
+/// keyboard carries none, marked unknown, rather than an invented value.
+struct TimingMemory: Sendable {
+    struct Timing: Sendable, Hashable {
+        var duration: Double
+        var curve: AnimationCurve
+    }
+
+    private var shows: [String: Timing] = [:]
+    private var hides: [String: Timing] = [:]
+
+    /// Fills the `will` events of `emissions` with predictions and learns from their `did`
+    /// events, in order, so that a hide followed by a show in one batch predicts from the hide.
+    mutating func apply(to emissions: inout [TrackerEmission]) {
+        for index in emissions.indices {
+            guard case .update(var update) = emissions[index], update.hasKnownFrames else { continue }
+            let name = update.keyboard.name
+            switch update.event {
+            case .willShow, .willHide:
+                let known = update.event == .willShow ? shows[name] : hides[name]
+                update.animationDuration = known?.duration ?? 0
+                update.animationCurve = known?.curve ?? .unknown
+                update.timing = known == nil ? .unknown : .predicted
+                emissions[index] = .update(update)
+            // Slides are remembered; a keyboard that once jumped into place (onboard at start-up)
+            // still slides the next time, so an instantaneous transition teaches nothing.
+            case .didShow where update.animationDuration > 0:
+                shows[name] = Timing(duration: update.animationDuration, curve: update.animationCurve)
+            case .didHide where update.animationDuration > 0:
+                hides[name] = Timing(duration: update.animationDuration, curve: update.animationCurve)
+            case .didShow, .didHide:
+                continue
+            case .willChangeFrame, .didChangeFrame:
+                continue
+            }
+        }
+    }
+}

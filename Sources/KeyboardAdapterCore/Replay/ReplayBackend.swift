@@ -268,15 +268,17 @@ final class LineReader: @unchecked Sendable {
         if !pending.isEmpty { return pending.removeFirst() }
         guard let fd else { return nil }
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                defer { buffer.removeSubrange(0...newline) }
-                return String(decoding: buffer[0..<newline], as: UTF8.self)
-            }
-            if buffer.count > Self.maximumLineLength {
+            // The limit holds whether a long line ends in a newline or at the end of the file.
+            let newline = buffer.firstIndex(of: UInt8(ascii: "\n"))
+            if (newline ?? buffer.count) > Self.maximumLineLength {
                 error = "a line longer than \(Self.maximumLineLength) bytes"
                 buffer.removeAll()
                 atEnd = true
                 return nil
+            }
+            if let newline {
+                defer { buffer.removeSubrange(0...newline) }
+                return String(decoding: buffer[0..<newline], as: UTF8.self)
             }
             if atEnd {
                 guard !buffer.isEmpty else { return nil }

@@ -106,7 +106,13 @@ let subscriptions = [
 do {
     try manager.start()
 } catch let failure as BackendFailure {
-    fail(failure.kind == .malformedInput ? .badRecording : .backendUnavailable, failure.description)
+    // A backend that cannot connect at start fails as for a lost connection: the display server
+    // is not reachable (exit 3, as when the availability check finds none), whatever the moment.
+    switch failure.kind {
+    case .malformedInput: fail(.badRecording, failure.description)
+    case .connectionLost: fail(.noDisplayServer, failure.description)
+    case .other: fail(.backendUnavailable, failure.description)
+    }
 } catch {
     fail(.backendUnavailable, "\(error)")
 }

@@ -11,7 +11,9 @@ enum TerminalText {
             case 0x0D: out += "\\r"
             case 0x09: out += "\\t"
             case 0x5C: out += "\\\\"
-            case 0x00..<0x20, 0x7F...0x9F, 0x200E...0x200F, 0x202A...0x202E, 0x2066...0x2069:
+            // C0, DEL and C1 controls; bidirectional marks, embeddings, overrides and isolates,
+            // which reorder what follows; line and paragraph separators, which break lines.
+            case 0x00..<0x20, 0x7F...0x9F, 0x061C, 0x200E...0x200F, 0x2028...0x202E, 0x2066...0x2069:
                 out += "\\u{" + String(scalar.value, radix: 16) + "}"
             default: out.unicodeScalars.append(scalar)
             }

@@ -46,7 +46,9 @@ let package = Package(
         // Umbrella: the core plus every backend, registered.
         .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
 
-        .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
+        // kbwatch's output formats, shared with the fuzzing harness that checks them.
+        .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
+        .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput"]),
         // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
         .executableTarget(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
@@ -61,7 +63,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CX11", "KeyboardAdapterCore"], path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
-        .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
+        .testTarget(
+            name: "KbwatchTests", dependencies: ["kbwatch", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
         .testTarget(
             name: "WaylandAdapterTests",

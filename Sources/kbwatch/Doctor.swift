@@ -1,4 +1,5 @@
 import Foundation
+import KbwatchOutput
 import KeyboardAdapter
 
 /// `kbwatch --doctor` and `--list-backends`: what this session offers, and why a backend can or

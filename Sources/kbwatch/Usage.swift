@@ -1,3 +1,5 @@
+import KbwatchOutput
+
 /// `kbwatch --help`, and the exit codes.
 enum Usage {
     static let version = "kbwatch 0.1.0"

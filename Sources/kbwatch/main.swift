@@ -1,4 +1,5 @@
 import Foundation
+import KbwatchOutput
 import KeyboardAdapter
 
 // kbwatch: watches the on-screen keyboards of this session and prints one line per event.

@@ -1,18 +1,27 @@
 import Foundation
-import KeyboardAdapter
+import KeyboardAdapterCore
 
-/// Turns an update into one line of output.
-protocol EventWriter: Sendable {
+/// Turns an update into one line of output. Every line is one line: whatever text other
+/// programs put in names and ids, no writer emits a newline, a raw control character or a line
+/// separator inside it.
+public protocol EventWriter: Sendable {
+    /// The line for one event.
     func line(for update: KeyboardUpdate) -> String
+    /// The line for a layout change of a visible keyboard, nil when the format has none.
     func line(forLayoutChange state: KeyboardState, at date: Date) -> String?
+    /// The lines for `--state`.
     func lines(forState keyboards: [KeyboardState]) -> [String]
 }
 
 /// One line per event for people: time, event, keyboard, frame, docked, local, output.
 ///
 /// `14:02:07.513 didShow          matchbox-keyboard  0,560 1280x240  docked    local=?    screen`
-struct HumanWriter: EventWriter {
-    func line(for update: KeyboardUpdate) -> String {
+public struct HumanWriter: EventWriter {
+    /// Creates the writer.
+    public init() {}
+
+    /// One event.
+    public func line(for update: KeyboardUpdate) -> String {
         var columns = [
             Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
             pad(TerminalText.escape(update.keyboard.name), 18), pad(update.endFrame.description, 16),
@@ -26,12 +35,14 @@ struct HumanWriter: EventWriter {
         return columns.joined(separator: " ")
     }
 
-    func line(forLayoutChange state: KeyboardState, at date: Date) -> String? {
+    /// A layout change: the event column reads `layout`.
+    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? {
         "\(Timestamp.local(date)) \(pad("layout", 16)) \(pad(TerminalText.escape(state.keyboard.name), 18)) "
             + (state.layout.map { TerminalText.escape($0.description) } ?? "unknown")
     }
 
-    func lines(forState keyboards: [KeyboardState]) -> [String] {
+    /// One line per visible keyboard.
+    public func lines(forState keyboards: [KeyboardState]) -> [String] {
         keyboards.map { state in
             [
                 pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
@@ -50,10 +61,15 @@ struct HumanWriter: EventWriter {
 }
 
 /// JSON Lines, schema 1: one object per event, fields in the documented order.
-struct JSONWriter: EventWriter {
-    static let schema = 1
+public struct JSONWriter: EventWriter {
+    /// The schema version printed in every object.
+    public static let schema = 1
 
-    func line(for update: KeyboardUpdate) -> String {
+    /// Creates the writer.
+    public init() {}
+
+    /// One object per event.
+    public func line(for update: KeyboardUpdate) -> String {
         JSONValue.object([
             ("schema", .int(Self.schema)),
             ("event", .string(update.event.rawValue)),
@@ -74,9 +90,10 @@ struct JSONWriter: EventWriter {
     }
 
     /// Layout changes are not among the six events of the schema, so JSON output leaves them out.
-    func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
+    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
 
-    func lines(forState keyboards: [KeyboardState]) -> [String] {
+    /// One object: `{"schema":1,"visible":…,"keyboards":[…]}`.
+    public func lines(forState keyboards: [KeyboardState]) -> [String] {
         [
             JSONValue.object([
                 ("schema", .int(Self.schema)),
@@ -103,9 +120,9 @@ struct JSONWriter: EventWriter {
 
 /// A template with `%` fields, slurp style, for shell use. Untrusted text is escaped as in the
 /// human format.
-struct FormatWriter: EventWriter {
+public struct FormatWriter: EventWriter {
     /// The fields, documented in `--help` and the man page.
-    static let fields: [(Character, String)] = [
+    public static let fields: [(Character, String)] = [
         ("e", "event"), ("t", "time (ISO 8601, UTC)"), ("n", "keyboard name"), ("i", "keyboard id"),
         ("k", "kind (keyboard or inputMethodPanel)"), ("p", "pid or -"), ("x", "end frame x"), ("y", "end frame y"),
         ("w", "end frame width"), ("h", "end frame height"), ("f", "end frame as x,y WxH"),
@@ -116,13 +133,15 @@ struct FormatWriter: EventWriter {
     ]
 
     /// The template with `\n` and `\t` already turned into a newline and a tab.
-    let template: String
+    public let template: String
 
-    init(template: String) {
+    /// A writer for `template`, whose `\n` and `\t` become a newline and a tab.
+    public init(template: String) {
         self.template = template.replacingOccurrences(of: "\\n", with: "\n").replacingOccurrences(of: "\\t", with: "\t")
     }
 
-    func line(for update: KeyboardUpdate) -> String {
+    /// The template with its fields filled in.
+    public func line(for update: KeyboardUpdate) -> String {
         var out = ""
         var iterator = template.makeIterator()
         while let character = iterator.next() {
@@ -139,9 +158,11 @@ struct FormatWriter: EventWriter {
         return out
     }
 
-    func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
+    /// Layout changes have no template: none is printed.
+    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
 
-    func lines(forState keyboards: [KeyboardState]) -> [String] { HumanWriter().lines(forState: keyboards) }
+    /// `--state` prints the human lines.
+    public func lines(forState keyboards: [KeyboardState]) -> [String] { HumanWriter().lines(forState: keyboards) }
 
     private func value(_ field: Character, _ u: KeyboardUpdate) -> String? {
         switch field {
@@ -169,25 +190,5 @@ struct FormatWriter: EventWriter {
         case "%": "%"
         default: nil
         }
-    }
-}
-
-/// Time stamps for output lines.
-enum Timestamp {
-    /// `2026-11-30T06:50:01.123Z`.
-    static func iso(_ date: Date) -> String { format(date, utc: true) }
-
-    /// `07:50:01.123` in local time.
-    static func local(_ date: Date) -> String { format(date, utc: false) }
-
-    private static func format(_ date: Date, utc: Bool) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        if utc { gmtime_r(&seconds, &parts) } else { localtime_r(&seconds, &parts) }
-        let ms = Int(milliseconds % 1000)
-        let clock = String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, ms)
-        guard utc else { return clock }
-        return String(format: "%04d-%02d-%02dT", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday) + clock + "Z"
     }
 }

@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "kbdemo", targets: ["kbdemo"]),
         .executable(name: "kbshot", targets: ["kbshot"]),
         .executable(name: "x11bench", targets: ["x11bench"]),
+        .executable(name: "kbfuzz", targets: ["kbfuzz"]),
     ],
     targets: [
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
@@ -53,6 +54,11 @@ let package = Package(
         .executableTarget(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
+
+        // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
+        .executableTarget(
+            name: "kbfuzz", dependencies: ["KeyboardAdapterCore", "KbwatchOutput", "X11Adapter"],
+            path: "Benchmarks/kbfuzz"),
 
         // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
         .executableTarget(

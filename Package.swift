@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "kbdemo", targets: ["kbdemo"]),
         .executable(name: "kbshot", targets: ["kbshot"]),
         .executable(name: "x11bench", targets: ["x11bench"]),
+        .executable(name: "kbfuzz", targets: ["kbfuzz"]),
     ],
     targets: [
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
@@ -46,11 +47,18 @@ let package = Package(
         // Umbrella: the core plus every backend, registered.
         .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
 
-        .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter"]),
+        // kbwatch's output formats, shared with the fuzzing harness that checks them.
+        .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
+        .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput"]),
         // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
         .executableTarget(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
+
+        // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
+        .executableTarget(
+            name: "kbfuzz", dependencies: ["KeyboardAdapterCore", "KbwatchOutput", "X11Adapter"],
+            path: "Benchmarks/kbfuzz"),
 
         // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
         .executableTarget(
@@ -61,7 +69,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CX11", "KeyboardAdapterCore"], path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
-        .testTarget(name: "KbwatchTests", dependencies: ["kbwatch", "KeyboardAdapterCore", "TestSupport"]),
+        .testTarget(
+            name: "KbwatchTests", dependencies: ["kbwatch", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
         // The README's Swift examples, compiled in the surroundings a real app gives them.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter"]),

@@ -27,6 +27,12 @@ struct InsetClassifier: Sendable {
     /// Creates a classifier with no baseline yet.
     init() {}
 
+    /// Takes `insets` as the baseline, whatever was learnt before: everything reserved now is a
+    /// panel (used while a newly plugged output's panels are still arriving).
+    mutating func adopt(_ insets: EdgeInsets) {
+        baseline = insets
+    }
+
     /// The insets of `usable` inside an output of `size` (usable is relative to the output's origin).
     static func insets(usable: Rect, outputWidth: Int, outputHeight: Int) -> EdgeInsets {
         EdgeInsets(

@@ -15,7 +15,17 @@ struct KeyboardReports: Sendable {
         /// Keyboards delivered as shown, by edge, and the output they were delivered with.
         var reported: [Edge: Rect] = [:]
         var reportedOutput: Output?
+        /// Plugged while watching: its panels arrive after its probe's first usable area.
+        var plugged = false
+        /// Until when every reservation on a plugged output counts as a panel.
+        var panelsSettleUntil: Double?
     }
+
+    /// Seconds after a plugged output's first usable area during which whatever it reserves is
+    /// taken for panels. A panel program (swaybar) puts its bar on a new output only after the
+    /// output appears, so the first usable area often has no bar yet: without this, the bar would
+    /// be reported as a docked keyboard that never hides.
+    static let panelSettleTime = 2.0
 
     private var entries: [UInt32: Entry] = [:]
     /// The seat's active layout, put on every observation.
@@ -28,9 +38,18 @@ struct KeyboardReports: Sendable {
         return report(key, learn: false, time: time)
     }
 
+    /// Output `key` was plugged while watching (not there at start): its panels are learnt for
+    /// ``panelSettleTime`` seconds after its first usable area.
+    mutating func outputPlugged(_ key: UInt32) {
+        entries[key, default: Entry()].plugged = true
+    }
+
     /// The probe on output `key` measured a new usable area (relative to the output's origin).
     mutating func usableAreaChanged(_ key: UInt32, to area: Rect, time: Double) -> [KeyboardObservation] {
-        entries[key, default: Entry()].usable = area
+        var entry = entries[key, default: Entry()]
+        entry.usable = area
+        if entry.plugged, entry.panelsSettleUntil == nil { entry.panelsSettleUntil = time + Self.panelSettleTime }
+        entries[key] = entry
         return report(key, learn: true, time: time)
     }
 
@@ -78,7 +97,10 @@ struct KeyboardReports: Sendable {
         let insets = InsetClassifier.insets(
             usable: usable, outputWidth: output.frame.width, outputHeight: output.frame.height)
         let keyboards: [DockedKeyboard]
-        if learn || entry.classifier.baseline == nil {
+        if let until = entry.panelsSettleUntil, time <= until {
+            entry.classifier.adopt(insets)
+            keyboards = []
+        } else if learn || entry.classifier.baseline == nil {
             keyboards = entry.classifier.classify(insets, output: output.frame)
         } else {
             keyboards = InsetClassifier.keyboards(insets, baseline: entry.classifier.baseline!, output: output.frame)

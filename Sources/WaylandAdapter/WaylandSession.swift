@@ -15,6 +15,8 @@ final class WaylandSession {
     private var seatGlobal: UInt32?
     private var outputs: [UInt32: WatchedOutputState] = [:]
     private var reports = KeyboardReports()
+    /// Set once the globals present at start are bound: outputs announced later are plugged.
+    private var isBound = false
     /// Where observations go; nil while only checking what the compositor offers.
     var deliver: ((KeyboardObservation) -> Void)?
     /// Called with every change of an output or its usable area (for diagnostics and tests).
@@ -43,6 +45,7 @@ final class WaylandSession {
         }
         // Output details, then probe configures, then origin queries: each needs a round trip.
         for _ in 0..<3 { try connection.roundtrip() }
+        isBound = true
     }
 
     private func bindGlobal(_ name: UInt32, _ interface: String, _ version: UInt32) {
@@ -70,6 +73,7 @@ final class WaylandSession {
             let watched = WatchedOutput(registry: r, globalName: name, version: version)
             let state = WatchedOutputState(watched: watched)
             outputs[name] = state
+            if isBound { reports.outputPlugged(name) }
             watched.onDone = { [unowned self, unowned state] in outputChanged(state) }
         default:
             return

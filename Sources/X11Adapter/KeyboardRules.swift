@@ -44,7 +44,7 @@ public struct X11WindowDescription: Sendable, Hashable {
 /// match; fields left nil match anything. Strings compare exactly (case-sensitive).
 ///
 /// The same fields make up the user rules file (see ``KeyboardRules/configFileURL(environment:)``).
-public struct KeyboardRule: Sendable, Hashable, Codable {
+public struct KeyboardRule: Sendable, Hashable {
     /// The name reported for matching keyboards, such as `onboard`.
     public var name: String
     /// Keyboard or input-method panel.
@@ -85,24 +85,18 @@ public struct KeyboardRule: Sendable, Hashable, Codable {
         self.onscreenKeyboard = onscreenKeyboard
     }
 
-    enum CodingKeys: String, CodingKey {
-        case name, kind, instance, title, windowType, overrideRedirect, hasClass, acceptsInput, onscreenKeyboard
-        case windowClass = "class"
-    }
-
-    /// Decodes a rule; `kind` may be left out (keyboard).
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        name = try c.decode(String.self, forKey: .name)
-        kind = try c.decodeIfPresent(KeyboardKind.self, forKey: .kind) ?? .keyboard
-        windowClass = try c.decodeIfPresent(String.self, forKey: .windowClass)
-        instance = try c.decodeIfPresent(String.self, forKey: .instance)
-        title = try c.decodeIfPresent(String.self, forKey: .title)
-        windowType = try c.decodeIfPresent(String.self, forKey: .windowType)
-        overrideRedirect = try c.decodeIfPresent(Bool.self, forKey: .overrideRedirect)
-        hasClass = try c.decodeIfPresent(Bool.self, forKey: .hasClass)
-        acceptsInput = try c.decodeIfPresent(Bool.self, forKey: .acceptsInput)
-        onscreenKeyboard = try c.decodeIfPresent(UInt.self, forKey: .onscreenKeyboard)
+    /// Reads a rule from the rules file; `kind` may be left out (keyboard).
+    init(_ fields: JSONFields) throws(JSONParser.Failure) {
+        name = try fields.string("name")
+        kind = try fields.optionalChoice("kind", as: KeyboardKind.self) ?? .keyboard
+        windowClass = try fields.optionalString("class")
+        instance = try fields.optionalString("instance")
+        title = try fields.optionalString("title")
+        windowType = try fields.optionalString("windowType")
+        overrideRedirect = try fields.optionalBool("overrideRedirect")
+        hasClass = try fields.optionalBool("hasClass")
+        acceptsInput = try fields.optionalBool("acceptsInput")
+        onscreenKeyboard = try fields.optionalInt("onscreenKeyboard", in: 0...Int(UInt32.max)).map { UInt($0) }
     }
 
     /// True when a rule with no condition at all would match every window: such rules are refused.
@@ -186,17 +180,28 @@ public struct KeyboardRules: Sendable, Hashable {
         return URL(fileURLWithPath: base).appendingPathComponent("keyboard-adapter/rules.json")
     }
 
-    /// Parses a rules file's contents. Throws a message naming what is wrong.
-    public static func parse(_ data: Data) throws -> [KeyboardRule] {
-        struct File: Decodable { var rules: [KeyboardRule] }
+    /// The largest rules file read (64 KiB): hundreds of rules; anything larger is not a rules file.
+    public static let maximumFileSize = 64 * 1024
+
+    /// Parses a rules file's contents. Throws a message naming what is wrong. Goes through the
+    /// core's own JSON parser, which bounds depth and size and cannot crash, since the file is
+    /// whatever the user (or a program running as the user) wrote.
+    public static func parse(_ data: Data) throws(RulesFileError) -> [KeyboardRule] {
+        guard data.count <= maximumFileSize else {
+            throw RulesFileError(reason: "not a valid rules file: larger than \(maximumFileSize) bytes")
+        }
         let rules: [KeyboardRule]
-        do {
-            rules = try JSONDecoder().decode(File.self, from: data).rules
+        do throws(JSONParser.Failure) {
+            let file = try JSONFields(JSONParser(maximumDepth: 8, maximumLength: maximumFileSize).parse([UInt8](data)))
+            rules = try file.array("rules").enumerated().map { (index, value) throws(JSONParser.Failure) in
+                try KeyboardRule(JSONFields(value, path: "rules[\(index)]"))
+            }
         } catch {
-            throw RulesFileError(reason: "not a valid rules file: \(error)")
+            throw RulesFileError(reason: "not a valid rules file: \(error.reason)")
         }
         if let bad = rules.first(where: \.isUnconditional) {
-            throw RulesFileError(reason: "rule '\(bad.name)' has no condition and would match every window")
+            throw RulesFileError(
+                reason: "rule \(JSONValue.string(bad.name).rendered) has no condition and would match every window")
         }
         return rules
     }
@@ -205,7 +210,20 @@ public struct KeyboardRules: Sendable, Hashable {
     /// in `problem` and ignored, so a typo never stops keyboards from being seen.
     public static func load(environment: [String: String]) -> (rules: KeyboardRules, problem: String?) {
         let url = configFileURL(environment: environment)
-        guard let data = try? Data(contentsOf: url) else { return (builtIn, nil) }
+        // At most one byte past the limit is read: a huge file costs nothing and is still refused.
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return (builtIn, nil) }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: maximumFileSize + 1)
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
+            if got < 0 && errno == EINTR { continue }
+            guard got >= 0 else { return (builtIn, "\(url.path): cannot be read") }
+            if got == 0 { break }
+            count += got
+        }
+        let data = Data(bytes[0..<count])
         do {
             return (builtIn.adding(try parse(data)), nil)
         } catch {

@@ -382,7 +382,9 @@ final class WindowTracker {
         case "WM_NAME", "_NET_WM_NAME":
             description.title = display.text(window, "_NET_WM_NAME") ?? display.text(window, "WM_NAME")
         case "_NET_WM_WINDOW_TYPE":
-            description.windowTypes = (display.values(window, "_NET_WM_WINDOW_TYPE") ?? []).compactMap {
+            // EWMH defines about a dozen types and a window has one or two: the first few are read,
+            // so that a window listing thousands of atoms costs a few round trips at most.
+            description.windowTypes = (display.values(window, "_NET_WM_WINDOW_TYPE", maxItems: 16) ?? []).compactMap {
                 display.atomName(Atom($0))
             }
         case "WM_HINTS":

@@ -95,6 +95,11 @@ final class XDisplay {
     let health = XConnectionHealth()
     private var atoms: [String: Atom] = [:]
     private var atomNames: [Atom: String] = [:]
+    /// Atoms the server does not know (XGetAtomName failed): asked once, not once per event, since
+    /// any client can put unknown atoms in its properties and each question is a round trip.
+    /// Bounded: a client inventing atoms without end costs memory up to this many, then starts over.
+    private var unknownAtoms: Set<Atom> = []
+    private static let unknownAtomLimit = 1 << 16
     private var isClosed = false
     /// A retained pointer to `health`, handed to Xlib's per-connection exit hook.
     private let exitContext: Unmanaged<XConnectionHealth>
@@ -102,9 +107,8 @@ final class XDisplay {
     /// Connects to `name`, or to `$DISPLAY` when nil.
     init(name: String?) throws(XDisplayError) {
         _ = XErrorHooks.installed
-        let opened: OpaquePointer? = name.map { XOpenDisplay($0) } ?? XOpenDisplay(nil)
-        guard let opened else {
-            let shown = name ?? (getenv("DISPLAY").map { String(cString: $0) } ?? "")
+        let shown = name ?? (getenv("DISPLAY").map { String(cString: $0) } ?? "")
+        guard let opened = Self.open(shown) else {
             throw XDisplayError(description: shown.isEmpty ? "DISPLAY is not set" : "cannot open X display \(shown)")
         }
         handle = opened
@@ -125,6 +129,34 @@ final class XDisplay {
     }
 
     deinit { close() }
+
+    /// Opens a connection to `name`. A fresh X server resets when its last client disconnects,
+    /// and a connection attempted during the reset fails; so when the server's socket exists, a
+    /// failed attempt is retried for about a second with a short backoff before giving up. A
+    /// display with no socket fails at once.
+    private static func open(_ name: String) -> OpaquePointer? {
+        if let opened = XOpenDisplay(name.isEmpty ? nil : name) { return opened }
+        guard let socket = localSocketPath(name), access(socket, F_OK) == 0 else { return nil }
+        var delay: UInt32 = 5_000
+        var waited: UInt32 = 0
+        while waited < 1_000_000 {
+            usleep(delay)
+            waited += delay
+            delay = min(delay * 2, 100_000)
+            if let opened = XOpenDisplay(name) { return opened }
+        }
+        return nil
+    }
+
+    /// The Unix socket of a local display name (`:1`, `:1.0`, `unix:1`), nil for a remote one.
+    static func localSocketPath(_ name: String) -> String? {
+        guard let colon = name.lastIndex(of: ":") else { return nil }
+        let host = name[..<colon]
+        guard host.isEmpty || host == "unix" else { return nil }
+        let number = name[name.index(after: colon)...].prefix { $0 != "." }
+        guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber) else { return nil }
+        return "/tmp/.X11-unix/X" + number
+    }
 
     /// Closes the connection (also a broken one) and forgets it in the error hooks.
     func close() {
@@ -188,7 +220,12 @@ final class XDisplay {
     /// The name of `atom`, asked once per connection (atoms live as long as the server).
     func atomName(_ atom: Atom) -> String? {
         if let known = atomNames[atom] { return known }
-        guard atom != 0, let raw = XGetAtomName(handle, atom) else { return nil }
+        guard atom != 0, !unknownAtoms.contains(atom) else { return nil }
+        guard let raw = XGetAtomName(handle, atom) else {
+            if unknownAtoms.count >= Self.unknownAtomLimit { unknownAtoms.removeAll() }
+            unknownAtoms.insert(atom)
+            return nil
+        }
         defer { XFree(raw) }
         let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
         atomNames[atom] = name
@@ -198,8 +235,11 @@ final class XDisplay {
 
     // MARK: Properties
 
-    /// Reads a whole property (up to `maxItems` 32-bit units); nil when absent or the window is gone.
-    func property(_ window: Window, _ property: Atom, maxItems: Int = 4096) -> XProperty? {
+    /// Reads a property, at most `maxItems` 32-bit units of it; nil when absent or the window is
+    /// gone. Any client can write any property of its windows, as large as it likes: reads are
+    /// bounded so that a window that is no keyboard costs next to nothing. The default fits every
+    /// property read for tracking (WM_HINTS is 9 items, struts 12).
+    func property(_ window: Window, _ property: Atom, maxItems: Int = 64) -> XProperty? {
         var type: Atom = 0
         var format: Int32 = 0
         var count: UInt = 0
@@ -230,27 +270,35 @@ final class XDisplay {
         }
     }
 
-    /// A format-32 property's items (CARDINAL, ATOM, WINDOW, ...).
-    func values(_ window: Window, _ name: String) -> [UInt]? {
-        guard let value = property(window, atom(name)), value.format == 32 else { return nil }
+    /// A format-32 property's items (CARDINAL, ATOM, WINDOW, ...), at most `maxItems` of them.
+    func values(_ window: Window, _ name: String, maxItems: Int = 64) -> [UInt]? {
+        guard let value = property(window, atom(name), maxItems: maxItems), value.format == 32 else { return nil }
         return value.values
     }
 
     /// A text property decoded for people: UTF8_STRING as UTF-8, STRING as Latin-1, anything else
-    /// lossily as UTF-8. Never fails on bad bytes.
+    /// lossily as UTF-8. Never fails on bad bytes. At most `textLimit` bytes are read.
     func text(_ window: Window, _ name: String) -> String? {
-        guard let value = property(window, atom(name)), value.format == 8 else { return nil }
+        guard let value = property(window, atom(name), maxItems: Self.textLimit / 4), value.format == 8 else {
+            return nil
+        }
         return decodeText(value.bytes, isLatin1: value.type == Atom(XA_STRING))
     }
 
     /// WM_CLASS as (instance, class); nil when the window has none.
     func windowClass(_ window: Window) -> (instance: String, windowClass: String)? {
-        guard let value = property(window, Atom(XA_WM_CLASS)), value.format == 8 else { return nil }
+        guard let value = property(window, Atom(XA_WM_CLASS), maxItems: Self.textLimit / 4), value.format == 8 else {
+            return nil
+        }
         let parts = value.bytes.split(separator: 0, omittingEmptySubsequences: false)
         let instance = parts.first.map { decodeText(Array($0), isLatin1: true) } ?? ""
         let windowClass = parts.count > 1 ? decodeText(Array(parts[1]), isLatin1: true) : ""
         return (instance, windowClass)
     }
+
+    /// The most bytes read of a text property (titles, WM_CLASS): far longer than any keyboard's
+    /// title or class, which is all rules compare them with.
+    static let textLimit = 4096
 
     private func decodeText(_ bytes: [UInt8], isLatin1: Bool) -> String {
         let trimmed = bytes.last == 0 ? Array(bytes.dropLast()) : bytes

@@ -1,4 +1,5 @@
 import Glibc
+import KbwatchOutput
 import KeyboardAdapter
 
 #if canImport(FoundationEssentials)

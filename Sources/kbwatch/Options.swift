@@ -27,6 +27,8 @@ struct Options: Equatable {
     /// Playback speed factor; nil plays as fast as possible.
     var speed: Double? = 1
     var settleMilliseconds: Double = 50
+    /// Also print the intermediate frames of transitions.
+    var progress = false
 }
 
 /// A command-line mistake, said in one line.
@@ -103,6 +105,7 @@ extension Options {
                     }
                     options.speed = speed
                 }
+            case "--progress": options.progress = true
             case "--settle":
                 let text = try value(flag, inline: inline)
                 guard let ms = Double(text), ms >= 0, ms <= 10_000 else {

@@ -1,3 +1,5 @@
+import KbwatchOutput
+
 /// `kbwatch --help`, and the exit codes.
 enum Usage {
     static let version = "kbwatch 0.1.0"
@@ -22,6 +24,7 @@ enum Usage {
           --record FILE        also record what the backend sees, for --replay
         Behaviour:
           --settle MS          how long a frame must stay put before a did event (default 50)
+          --progress           also print every frame in between a will and its did ('progress')
           --pid PID            judge 'local' against this process (repeatable)
           --window ID          judge 'local' against this window, decimal or 0x hex (repeatable)
         Other modes:

@@ -1,4 +1,5 @@
 import Glibc
+import KbwatchOutput
 import KeyboardAdapter
 
 #if canImport(FoundationEssentials)
@@ -116,6 +117,10 @@ let subscriptions =
         },
     ]
 
+let progressLines =
+    options.progress && options.mode != .state
+    ? manager.onProgress(delivery: .immediate) { [writer] in emit(writer.line(forProgress: $0)) } : nil
+
 // SIGINT and SIGTERM end the watch cleanly: stop the backend (the lines already produced are
 // written by then), exit 0. They are blocked before the loop's thread starts, so that thread
 // inherits the mask and only the main thread takes them, in sigwait; this also covers a
@@ -129,7 +134,13 @@ pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
 do {
     try manager.start()
 } catch let failure as BackendFailure {
-    fail(failure.kind == .malformedInput ? .badRecording : .backendUnavailable, failure.description)
+    // A backend that cannot connect at start fails as for a lost connection: the display server
+    // is not reachable (exit 3, as when the availability check finds none), whatever the moment.
+    switch failure.kind {
+    case .malformedInput: fail(.badRecording, failure.description)
+    case .connectionLost: fail(.noDisplayServer, failure.description)
+    case .other: fail(.backendUnavailable, failure.description)
+    }
 } catch {
     fail(.backendUnavailable, "\(error)")
 }
@@ -144,5 +155,5 @@ if options.mode == .state {
 var received: Int32 = 0
 while sigwait(&stopSignals, &received) != 0 {}
 manager.stop()
-withExtendedLifetime(subscriptions) {}
+withExtendedLifetime((subscriptions, progressLines)) {}
 exit(ExitCode.success.rawValue)

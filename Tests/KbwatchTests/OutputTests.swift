@@ -15,7 +15,8 @@ struct OutputTests {
         try #require(result.lines.count == 6)
         let keys = [
             "schema", "event", "time", "backend", "keyboard", "output", "beginFrame", "endFrame", "visible",
-            "docked", "local", "animationDuration", "animationCurve", "layout", "geometry",
+            "docked", "local", "animationDuration", "animationCurve", "layout", "geometry", "endFramePredicted",
+            "timing",
         ]
         var events: [String] = []
         for line in result.lines {

@@ -46,7 +46,9 @@ struct TrackerFrameChangeTests {
         var tracker = shownFloating()
         var observations: [KeyboardObservation] = []
         for i in 1...20_000 {
-            observations.append(Fixture.observe(Fixture.floating.offsetBy(dx: i % 2 == 0 ? 0 : 1, dy: -i / 100), at: 2 + Double(i) * 0.0001))
+            observations.append(
+                Fixture.observe(
+                    Fixture.floating.offsetBy(dx: i % 2 == 0 ? 0 : 1, dy: -i / 100), at: 2 + Double(i) * 0.0001))
         }
         let out = tracker.run(observations, until: 5)
         #expect(out.updates.map(\.event) == [.willChangeFrame, .didChangeFrame])
@@ -98,8 +100,10 @@ struct TrackerFrameChangeTests {
         let out = tracker.run(observations, until: 4)
         #expect(out.steps.map(\.event) == [.willHide, .didHide])
         #expect(out.updates[0].beginFrame == Self.slide[0])
+        // Both ends of the hide name the frame just past the edge, wherever the last step stopped.
         #expect(out.updates[0].endFrame == Rect(x: 0, y: 800, width: 1280, height: 205))
-        #expect(out.updates[1].endFrame == Self.slide[12])
+        #expect(out.updates[1].endFrame == out.updates[0].endFrame)
+        #expect(out.updates.allSatisfy { $0.isEndFramePredicted })
         #expect(abs(out.updates[1].animationDuration - 0.22) < 1e-9)
         #expect(out.updates[1].animationCurve == .linear)
     }
@@ -127,7 +131,9 @@ struct TrackerFrameChangeTests {
             Fixture.observe(frame, at: Double(i) * 0.02, docked: true)
         }
         let out = tracker.run(observations, until: 2)
-        #expect(out.steps == [Step(event: .willShow, end: frames[1]), Step(event: .didShow, end: Self.slide[0])])
+        // Docked and reaching past its edge at its first step: its destination is known at once.
+        #expect(out.steps == [Step(event: .willShow, end: Self.slide[0]), Step(event: .didShow, end: Self.slide[0])])
+        #expect(out.updates[0].isEndFramePredicted && !out.updates[1].isEndFramePredicted)
         #expect(out.updates.allSatisfy { $0.beginFrame == Self.slide[12] })
         #expect(abs(out.updates[1].animationDuration - 0.24) < 1e-9)
         #expect(out.updates[1].animationCurve == .linear)

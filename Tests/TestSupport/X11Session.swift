@@ -28,8 +28,10 @@ public final class X11Session: @unchecked Sendable {
     }
 
     /// Starts an X server with a `width`×`height` screen (Xvfb) or a virtual screen that large
-    /// (Xorg dummy) and waits until it takes connections.
-    public init(width: Int = 1280, height: Int = 800, server kind: Server = .xvfb) throws {
+    /// (Xorg dummy) and waits until it takes connections. With `fresh`, the server is left as a
+    /// freshly started one is: it resets whenever its last client disconnects, and no client has
+    /// connected yet (readiness is the display number it prints, not a test connection).
+    public init(width: Int = 1280, height: Int = 800, server kind: Server = .xvfb, fresh: Bool = false) throws {
         self.width = width
         self.height = height
         directory = NSTemporaryDirectory() + "x11-test-" + UUID().uuidString.prefix(8)
@@ -46,8 +48,8 @@ public final class X11Session: @unchecked Sendable {
                 "Xvfb",
                 [
                     "-displayfd", "1", "-screen", "0", "\(width)x\(height)x24", "-nolisten",
-                    "tcp", "-noreset",
-                ], directory: directory)
+                    "tcp",
+                ] + (fresh ? [] : ["-noreset"]), directory: directory)
         case .xorgDummy:
             let config = """
                 Section "Device"
@@ -93,6 +95,8 @@ public final class X11Session: @unchecked Sendable {
         }
         let display = ":" + number
         self.display = display
+        // Xvfb prints its number once it listens, so a fresh server is ready here.
+        if fresh { return }
         try Wait.require("X server \(display) to accept connections", timeout: 10) {
             XTestClient(display: display) != nil
         }

@@ -135,6 +135,17 @@ public final class XTestClient: @unchecked Sendable {
         XSync(handle, 0)
     }
 
+    /// Replaces a format-32 property with `values` of the given type (ATOM lists, say), without
+    /// waiting for the server.
+    public func setValues(_ window: Window, _ name: String, type: Atom, _ values: [UInt]) {
+        values.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UInt8.self) { bytes in
+                _ = XChangeProperty(
+                    handle, window, atom(name), type, 32, PropModeReplace, bytes.baseAddress, Int32(values.count))
+            }
+        }
+    }
+
     /// Destroys a window this connection created.
     public func destroy(_ window: Window) {
         XDestroyWindow(handle, window)

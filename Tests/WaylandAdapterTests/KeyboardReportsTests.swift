@@ -149,3 +149,26 @@ struct KeyboardReportsTests {
             ])
     }
 }
+
+extension KeyboardReportsTests {
+    @Test("an output plugged while watching: its bar, arriving after the first usable area, is a panel")
+    func pluggedOutputBar() {
+        var reports = KeyboardReports()
+        reports.outputPlugged(2)
+        #expect(reports.outputChanged(2, to: Self.second, time: 10).isEmpty)
+        // The probe's first measure has no bar yet; swaybar's 23 px arrive 30 ms later.
+        #expect(reports.usableAreaChanged(2, to: Rect(x: 0, y: 0, width: 960, height: 540), time: 10).isEmpty)
+        #expect(reports.usableAreaChanged(2, to: Rect(x: 0, y: 23, width: 960, height: 517), time: 10.03).isEmpty)
+        // After the settle time a keyboard is reported over the bar, at the outer edge.
+        #expect(
+            Self.lines(reports.usableAreaChanged(2, to: Rect(x: 0, y: 23, width: 960, height: 277), time: 13)) == [
+                "wayland:HEADLESS-2:bottom 1280,300 960x240 HEADLESS-2 nil derived docked=true edge=bottom"
+            ])
+    }
+
+    @Test("an output present at start learns panels as before: a later growth is a keyboard at once")
+    func outputAtStart() {
+        var reports = Self.shown()
+        #expect(reports.usableAreaChanged(1, to: Self.docked, time: 0.01).count == 1)
+    }
+}

@@ -82,7 +82,8 @@ public enum JSONValue: Sendable, Hashable {
             // reorder or break what a terminal shows: escaped too.
             case _
             where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                || (0x200E...0x200F).contains(scalar.value) || (0x2028...0x202E).contains(scalar.value)
+                || scalar.value == 0x061C || (0x200E...0x200F).contains(scalar.value)
+                || (0x2028...0x202E).contains(scalar.value)
                 || (0x2066...0x2069).contains(scalar.value):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex

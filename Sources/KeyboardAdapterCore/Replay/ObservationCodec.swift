@@ -1,11 +1,3 @@
-import Glibc
-
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
 /// The recording format: JSON Lines, one observation per line, times in seconds relative to the
 /// first line. A line looks like this (documented in the README):
 ///
@@ -15,9 +7,9 @@ import Glibc
 ///  "output":{"name":"screen","x":0,"y":0,"width":1280,"height":800},"geometry":"reported",
 ///  "local":null,"layout":null}
 /// ```
-/// `frame` is required and null when the keyboard is not shown; `docked`, `edge`, `output`,
-/// `local` and `layout` may be null or left out. `"shown":true` with a null frame (and geometry
-/// `unknown`) says the keyboard is up at an unknown place.
+/// `"shown":true` with a null frame (and geometry `unknown`) says the keyboard is up at an unknown
+/// place. `frame` is required and null when the keyboard is not shown; `docked`, `edge`, `output`,
+/// `local` and `layout` may be null or left out.
 public enum ObservationCodec {
     /// Why a line could not be read.
     public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -61,111 +53,82 @@ public enum ObservationCodec {
         ).rendered
     }
 
+    /// The latest time a line may hold, in seconds since the first line (10^9 s, about 31 years):
+    /// far beyond any recording, and small enough that times keep microsecond precision and every
+    /// duration derived from them stays finite.
+    public static let timeLimit: Double = 1_000_000_000
+
+    /// The parser for lines: the line length limit is the reader's, the depth limit is far above
+    /// the format's three levels.
+    private static let parser = JSONParser(maximumDepth: 16, maximumLength: maximumLineLength)
+
+    /// The longest line accepted (1 MiB), also when a line is handed over without a reader.
+    public static let maximumLineLength = 1 << 20
+
     /// Reads one line. `previousTime` is the time of the line before, to reject time going backwards.
     public static func decode(_ text: Substring, lineNumber: Int, previousTime: Double?) throws(LineError)
         -> KeyboardObservation
     {
-        let line: Line
-        do {
-            line = try JSONDecoder().decode(Line.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw LineError(line: lineNumber, reason: describe(error))
-        } catch let error as LineError {
-            throw LineError(line: lineNumber, reason: error.reason)
+        let observation: KeyboardObservation
+        do throws(JSONParser.Failure) {
+            if text.utf8.count > maximumLineLength {
+                throw JSONParser.Failure(reason: "a line longer than \(maximumLineLength) bytes")
+            }
+            observation = try read(JSONFields(parser.parse(text)))
         } catch {
-            throw LineError(line: lineNumber, reason: "not valid JSON")
+            throw LineError(line: lineNumber, reason: error.reason)
         }
-        guard line.t.isFinite, line.t >= 0 else {
-            throw LineError(line: lineNumber, reason: "time \(line.t) is not a non-negative number of seconds")
+        if let previousTime, observation.time < previousTime {
+            throw LineError(
+                line: lineNumber, reason: "time goes backwards (\(observation.time) after \(previousTime))")
         }
-        if let previousTime, line.t < previousTime {
-            throw LineError(line: lineNumber, reason: "time goes backwards (\(line.t) after \(previousTime))")
-        }
-        for (name, rect) in [("frame", line.frame), ("output", line.output?.rect)] {
-            guard let rect else { continue }
-            if rect.width < 0 || rect.height < 0 {
-                throw LineError(line: lineNumber, reason: "negative size in \(name) (\(rect.width)x\(rect.height))")
-            }
-            // Display servers use 16- and 32-bit coordinates; anything larger is not a real frame
-            // (and would overflow the frame arithmetic).
-            if ![rect.x, rect.y, rect.width, rect.height].allSatisfy({ abs($0) <= Self.coordinateLimit }) {
-                throw LineError(line: lineNumber, reason: "coordinates out of range in \(name)")
-            }
-        }
-        if line.keyboard.id.isEmpty {
-            throw LineError(line: lineNumber, reason: "empty keyboard id")
-        }
-        return line.observation
+        return observation
     }
 
-    private static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context, _ key: CodingKey? = nil) -> String {
-            let keys = context.codingPath.map(\.stringValue) + (key.map { [$0.stringValue] } ?? [])
-            return keys.filter { !$0.isEmpty }.joined(separator: ".")
+    /// Reads the fields of one line, checking every value's range.
+    private static func read(_ line: JSONFields) throws(JSONParser.Failure) -> KeyboardObservation {
+        let t = try line.double("t")
+        guard t >= 0, t <= timeLimit else {
+            throw JSONParser.Failure(
+                reason: "time \(t) is not a number of seconds from 0 to \(Int(timeLimit))")
         }
-        switch error {
-        case .keyNotFound(let key, let context): return "missing field '\(path(context, key))'"
-        case .valueNotFound(_, let context): return "field '\(path(context))' is null"
-        case .typeMismatch(_, let context):
-            return context.codingPath.isEmpty ? "not a JSON object" : "field '\(path(context))' has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? "not valid JSON" : "field '\(path(context))': \(context.debugDescription)"
-        @unknown default: return "not a valid observation"
+        let keyboardFields = try line.object("keyboard")
+        let keyboard = KeyboardIdentity(
+            id: try keyboardFields.string("id"), name: try keyboardFields.string("name"),
+            kind: try keyboardFields.choice("kind", as: KeyboardKind.self),
+            pid: try keyboardFields.optionalInt("pid", in: Int(Int32.min)...Int(Int32.max)).map { Int32($0) })
+        if keyboard.id.isEmpty { throw JSONParser.Failure(reason: "empty keyboard id") }
+        // `frame` must be present (null means hidden): a line without it is malformed.
+        guard line.contains("frame") else { throw JSONParser.Failure(reason: "missing field 'frame'") }
+        let frame = try line.optionalObject("frame").map { fields throws(JSONParser.Failure) in try rect(fields) }
+        let output = try line.optionalObject("output").map { fields throws(JSONParser.Failure) in
+            Output(name: try fields.string("name"), frame: try rect(fields))
         }
+        let layout = try line.optionalObject("layout").map { fields throws(JSONParser.Failure) in
+            InputLayout(name: try fields.string("name"), code: try fields.optionalString("code"))
+        }
+        let shown = try line.optionalBool("shown") == true
+        return KeyboardObservation(
+            time: t, keyboard: keyboard, frame: frame, isDocked: try line.optionalBool("docked"),
+            dockedEdge: try line.optionalChoice("edge", as: Edge.self), output: output,
+            geometry: try line.choice("geometry", as: GeometrySource.self),
+            isLocal: try line.optionalBool("local"), layout: layout,
+            isShown: frame != nil || shown)
     }
 
-    /// The line's shape on disk.
-    private struct Line: Decodable {
-        var t: Double
-        var keyboard: KeyboardIdentity
-        var frame: Rect?
-        var docked: Bool?
-        var edge: Edge?
-        var output: FlatOutput?
-        var geometry: GeometrySource
-        var local: Bool?
-        var layout: InputLayout?
-        var shown: Bool?
-
-        enum CodingKeys: String, CodingKey {
-            case t, keyboard, frame, docked, edge, output, geometry, local, layout, shown
+    /// A rectangle's four fields, checked: sizes not negative, every number within ±2^30.
+    private static func rect(_ fields: JSONFields) throws(JSONParser.Failure) -> Rect {
+        let rect = Rect(
+            x: try fields.int("x"), y: try fields.int("y"), width: try fields.int("width"),
+            height: try fields.int("height"))
+        if rect.width < 0 || rect.height < 0 {
+            throw JSONParser.Failure(reason: "negative size in \(fields.path) (\(rect.width)x\(rect.height))")
         }
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            t = try c.decode(Double.self, forKey: .t)
-            keyboard = try c.decode(KeyboardIdentity.self, forKey: .keyboard)
-            // `frame` must be present (null means hidden): a line without it is malformed.
-            guard c.contains(.frame) else {
-                throw DecodingError.keyNotFound(CodingKeys.frame, .init(codingPath: [], debugDescription: ""))
-            }
-            frame = try c.decodeIfPresent(Rect.self, forKey: .frame)
-            docked = try c.decodeIfPresent(Bool.self, forKey: .docked)
-            edge = try c.decodeIfPresent(Edge.self, forKey: .edge)
-            output = try c.decodeIfPresent(FlatOutput.self, forKey: .output)
-            geometry = try c.decode(GeometrySource.self, forKey: .geometry)
-            local = try c.decodeIfPresent(Bool.self, forKey: .local)
-            layout = try c.decodeIfPresent(InputLayout.self, forKey: .layout)
-            shown = try c.decodeIfPresent(Bool.self, forKey: .shown)
+        // Display servers use 16- and 32-bit coordinates; anything larger is not a real frame
+        // (and would overflow the frame arithmetic). `magnitude`, unlike `abs`, cannot trap on Int.min.
+        if ![rect.x, rect.y, rect.width, rect.height].allSatisfy({ $0.magnitude <= UInt(coordinateLimit) }) {
+            throw JSONParser.Failure(reason: "coordinates out of range in \(fields.path)")
         }
-
-        var observation: KeyboardObservation {
-            KeyboardObservation(
-                time: t, keyboard: keyboard, frame: frame, isDocked: docked, dockedEdge: edge,
-                output: output.map { Output(name: $0.name, frame: $0.rect) }, geometry: geometry,
-                isLocal: local, layout: layout, isShown: frame != nil || shown == true)
-        }
-    }
-
-    /// An output as one flat object, as in kbwatch's JSON.
-    private struct FlatOutput: Decodable {
-        var name: String
-        var x: Int
-        var y: Int
-        var width: Int
-        var height: Int
-
-        var rect: Rect { Rect(x: x, y: y, width: width, height: height) }
+        return rect
     }
 }

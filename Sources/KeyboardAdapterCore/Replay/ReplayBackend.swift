@@ -203,7 +203,7 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
 /// Used on the loop's thread only.
 final class LineReader {
     /// The longest line accepted; a longer one is an error, not unbounded memory.
-    static let maximumLineLength = 1 << 20
+    static let maximumLineLength = ObservationCodec.maximumLineLength
 
     private let fd: Int32
     private let ownsFD: Bool

@@ -300,7 +300,9 @@ private struct Entry: Sendable {
                 outputAtLastEvent = output
                 record(CurveFit.Sample(time: o.time, frame: frame))
                 deadline = o.time + tracker.settleInterval
-                if moved { out.append(tracker.makeProgress(phase == .showing ? .willShow : .willChangeFrame, self, at: o.time)) }
+                if moved {
+                    out.append(tracker.makeProgress(phase == .showing ? .willShow : .willChangeFrame, self, at: o.time))
+                }
             }
         case .visible:
             if isSlidingOut(to: frame) {

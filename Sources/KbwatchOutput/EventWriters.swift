@@ -1,0 +1,267 @@
+import Glibc
+import KeyboardAdapterCore
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Turns an update into one line of output. Every line is one line: whatever text other
+/// programs put in names and ids, no writer emits a newline, a raw control character or a line
+/// separator inside it.
+public protocol EventWriter: Sendable {
+    /// The line for one event.
+    func line(for update: KeyboardUpdate) -> String
+    /// The line for a layout change of a visible keyboard, nil when the format has none.
+    func line(forLayoutChange state: KeyboardState, at date: Date) -> String?
+    /// The lines for `--state`.
+    func lines(forState keyboards: [KeyboardState]) -> [String]
+    /// The line for an intermediate frame of a transition (`--progress`).
+    func line(forProgress progress: KeyboardProgress) -> String
+}
+
+/// One line per event for people: time, event, keyboard, frame, docked, local, output.
+///
+/// `14:02:07.513 didShow          matchbox-keyboard  0,560 1280x240  docked    local=?    screen`
+public struct HumanWriter: EventWriter {
+    /// Creates the writer.
+    public init() {}
+
+    /// One event.
+    public func line(for update: KeyboardUpdate) -> String {
+        var columns = [
+            Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
+            pad(TerminalText.escape(update.keyboard.name), 18), pad(update.endFrame.description, 16),
+            pad(update.isDocked ? "docked" : "floating", 9), pad("local=" + local(update.isLocal), 9),
+            update.output.map { TerminalText.escape($0.name) } ?? "-",
+        ]
+        if !update.event.isWill, update.animationDuration > 0 {
+            columns.append(
+                NumberText.fixed(update.animationDuration, digits: 3) + "s" + " " + update.animationCurve.rawValue)
+        } else if update.timing == .predicted {
+            // A will event's timing is a prediction, and says so.
+            columns.append(
+                "~" + NumberText.fixed(update.animationDuration, digits: 3) + "s " + update.animationCurve.rawValue
+                    + " predicted")
+        }
+        if update.keyboard.kind == .inputMethodPanel { columns.append("(input-method panel)") }
+        return columns.joined(separator: " ")
+    }
+
+    /// An intermediate frame: the event column reads `progress`, then the fraction done.
+    public func line(forProgress progress: KeyboardProgress) -> String {
+        [
+            Timestamp.local(progress.timestamp), pad("progress", 16),
+            pad(TerminalText.escape(progress.keyboard.name), 18),
+            pad(progress.frame.description, 16),
+            progress.fraction.map { NumberText.fixed($0 * 100, digits: 0) + "%" } ?? "?",
+            "of " + progress.transition.rawValue,
+        ].joined(separator: " ")
+    }
+
+    /// A layout change: the event column reads `layout`.
+    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? {
+        "\(Timestamp.local(date)) \(pad("layout", 16)) \(pad(TerminalText.escape(state.keyboard.name), 18)) "
+            + (state.layout.map { TerminalText.escape($0.description) } ?? "unknown")
+    }
+
+    /// One line per visible keyboard.
+    public func lines(forState keyboards: [KeyboardState]) -> [String] {
+        keyboards.map { state in
+            [
+                pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
+                pad(state.frame.description, 16), pad(state.isDocked ? "docked" : "floating", 9),
+                pad("local=" + local(state.isLocal), 9), state.output.map { TerminalText.escape($0.name) } ?? "-",
+            ]
+            .joined(separator: " ")
+        }
+    }
+
+    private func local(_ value: Bool?) -> String { value.map { $0 ? "yes" : "no" } ?? "?" }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+/// JSON Lines, schema 1: one object per event, fields in the documented order.
+public struct JSONWriter: EventWriter {
+    /// The schema version printed in every object.
+    public static let schema = 1
+
+    /// Creates the writer.
+    public init() {}
+
+    /// One object per event.
+    public func line(for update: KeyboardUpdate) -> String {
+        object(update, event: update.event.rawValue).rendered
+    }
+
+    /// The event's fields in the documented order; frames are null when the geometry is unknown.
+    /// `endFramePredicted` and `timing` came after the first schema-1 fields; readers that ignore
+    /// unknown fields read on unchanged.
+    private func object(_ update: KeyboardUpdate, event: String, extra: [(String, JSONValue)] = []) -> JSONValue {
+        let known = update.hasKnownFrames
+        return .object(
+            [
+                ("schema", .int(Self.schema)),
+                ("event", .string(event)),
+                ("time", .string(Timestamp.iso(update.timestamp))),
+                ("backend", .string(update.backend)),
+                ("keyboard", update.keyboard.json),
+                ("output", .optional(update.output, \.json)),
+                ("beginFrame", known ? update.beginFrame.json : .null),
+                ("endFrame", known ? update.endFrame.json : .null),
+                ("visible", .bool(update.isVisible)),
+                ("docked", .bool(update.isDocked)),
+                ("local", .optional(update.isLocal, JSONValue.bool)),
+                ("animationDuration", .number((update.animationDuration * 1000).rounded() / 1000)),
+                ("animationCurve", .string(update.animationCurve.rawValue)),
+                ("layout", .optional(update.layout, \.json)),
+                ("geometry", .string(update.geometry.rawValue)),
+                ("endFramePredicted", .bool(update.isEndFramePredicted)),
+                ("timing", .string(update.timing.rawValue)),
+            ] + extra)
+    }
+
+    /// The same object as an event, `event` `progress`, `endFrame` the current frame,
+    /// `animationDuration` the time elapsed, plus `transition` and `fraction` (null when the
+    /// destination is not known).
+    public func line(forProgress progress: KeyboardProgress) -> String {
+        object(
+            progress.asUpdate, event: "progress",
+            extra: [
+                ("transition", .string(progress.transition.rawValue)),
+                ("fraction", .optional(progress.fraction) { .number(($0 * 1000).rounded() / 1000) }),
+            ]
+        ).rendered
+    }
+
+    /// Layout changes are not among the six events of the schema, so JSON output leaves them out.
+    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
+
+    /// One object: `{"schema":1,"visible":…,"keyboards":[…]}`.
+    public func lines(forState keyboards: [KeyboardState]) -> [String] {
+        [
+            JSONValue.object([
+                ("schema", .int(Self.schema)),
+                ("visible", .bool(!keyboards.isEmpty)),
+                (
+                    "keyboards",
+                    .array(
+                        keyboards.map { state in
+                            .object([
+                                ("keyboard", state.keyboard.json),
+                                ("output", .optional(state.output, \.json)),
+                                ("frame", state.hasKnownFrame ? state.frame.json : .null),
+                                ("docked", .bool(state.isDocked)),
+                                ("local", .optional(state.isLocal, JSONValue.bool)),
+                                ("layout", .optional(state.layout, \.json)),
+                                ("geometry", .string(state.geometry.rawValue)),
+                            ])
+                        })
+                ),
+            ]).rendered
+        ]
+    }
+}
+
+/// A template with `%` fields, slurp style, for shell use. Untrusted text is escaped as in the
+/// human format.
+public struct FormatWriter: EventWriter {
+    /// The fields, documented in `--help` and the man page.
+    public static let fields: [(Character, String)] = [
+        ("e", "event"), ("t", "time (ISO 8601, UTC)"), ("n", "keyboard name"), ("i", "keyboard id"),
+        ("k", "kind (keyboard or inputMethodPanel)"), ("p", "pid or -"), ("x", "end frame x"), ("y", "end frame y"),
+        ("w", "end frame width"), ("h", "end frame height"), ("f", "end frame as x,y WxH"),
+        ("b", "begin frame as x,y WxH"), ("d", "docked or floating"), ("l", "local: yes, no or unknown"),
+        ("o", "output name or -"), ("v", "visible: yes or no"), ("a", "animation duration in seconds"),
+        ("c", "animation curve"), ("g", "geometry: reported, derived or unknown"), ("L", "layout name or -"),
+        ("B", "backend"), ("r", "fraction done (progress lines; - otherwise)"), ("%", "a literal %"),
+    ]
+
+    /// The template with `\n` and `\t` already turned into a newline and a tab.
+    public let template: String
+
+    /// A writer for `template`, whose `\n` and `\t` become a newline and a tab.
+    public init(template: String) {
+        self.template = template.replacing("\\n", with: "\n").replacing("\\t", with: "\t")
+    }
+
+    /// The template filled in for an intermediate frame: `%e` reads `progress`, the frame fields
+    /// are the current frame, `%a` the time elapsed and `%r` the fraction done.
+    public func line(forProgress progress: KeyboardProgress) -> String {
+        fill(progress.asUpdate, progress: progress)
+    }
+
+    /// The template with its fields filled in.
+    public func line(for update: KeyboardUpdate) -> String { fill(update, progress: nil) }
+
+    private func fill(_ update: KeyboardUpdate, progress: KeyboardProgress?) -> String {
+        var out = ""
+        var iterator = template.makeIterator()
+        while let character = iterator.next() {
+            guard character == "%" else {
+                out.append(character)
+                continue
+            }
+            guard let field = iterator.next() else {
+                out.append("%")
+                break
+            }
+            switch (field, progress) {
+            case ("e", .some): out += "progress"
+            case ("r", .some(let progress)): out += progress.fraction.map { NumberText.fixed($0, digits: 3) } ?? "-"
+            case ("r", .none): out += "-"
+            default: out += value(field, update) ?? "%\(field)"
+            }
+        }
+        return out
+    }
+
+    /// Layout changes have no template: none is printed.
+    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
+
+    /// `--state` prints the human lines.
+    public func lines(forState keyboards: [KeyboardState]) -> [String] { HumanWriter().lines(forState: keyboards) }
+
+    private func value(_ field: Character, _ u: KeyboardUpdate) -> String? {
+        switch field {
+        case "e": u.event.rawValue
+        case "t": Timestamp.iso(u.timestamp)
+        case "n": TerminalText.escape(u.keyboard.name)
+        case "i": TerminalText.escape(u.keyboard.id)
+        case "k": u.keyboard.kind.rawValue
+        case "p": u.keyboard.pid.map(String.init) ?? "-"
+        case "x": String(u.endFrame.x)
+        case "y": String(u.endFrame.y)
+        case "w": String(u.endFrame.width)
+        case "h": String(u.endFrame.height)
+        case "f": u.endFrame.description
+        case "b": u.beginFrame.description
+        case "d": u.isDocked ? "docked" : "floating"
+        case "l": u.isLocal.map { $0 ? "yes" : "no" } ?? "unknown"
+        case "o": u.output.map { TerminalText.escape($0.name) } ?? "-"
+        case "v": u.isVisible ? "yes" : "no"
+        case "a": NumberText.fixed(u.animationDuration, digits: 3)
+        case "c": u.animationCurve.rawValue
+        case "g": u.geometry.rawValue
+        case "L": u.layout.map { TerminalText.escape($0.name) } ?? "-"
+        case "B": TerminalText.escape(u.backend)
+        case "%": "%"
+        default: nil
+        }
+    }
+}
+
+extension KeyboardProgress {
+    /// The progress as an update of its transition whose end frame is the current frame and
+    /// whose duration is the time elapsed, so that writers print it with the event's fields.
+    var asUpdate: KeyboardUpdate {
+        KeyboardUpdate(
+            event: transition, state: state, backend: backend, beginFrame: beginFrame, endFrame: frame,
+            isEndFramePredicted: false, animationDuration: elapsed, animationCurve: .unknown, timing: .measured,
+            isVisible: transition != .willHide, timestamp: timestamp)
+    }
+}

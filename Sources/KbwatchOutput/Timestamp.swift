@@ -1,0 +1,32 @@
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Time stamps for output lines.
+public enum Timestamp {
+    /// `2026-11-30T06:50:01.123Z`.
+    public static func iso(_ date: Date) -> String { format(date, utc: true) }
+
+    /// `07:50:01.123` in local time.
+    public static func local(_ date: Date) -> String { format(date, utc: false) }
+
+    private static func format(_ date: Date, utc: Bool) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        if utc { gmtime_r(&seconds, &parts) } else { localtime_r(&seconds, &parts) }
+        let ms = Int(milliseconds % 1000)
+        let clock =
+            NumberText.zeroPadded(parts.tm_hour, width: 2) + ":" + NumberText.zeroPadded(parts.tm_min, width: 2) + ":"
+            + NumberText.zeroPadded(parts.tm_sec, width: 2) + "." + NumberText.zeroPadded(ms, width: 3)
+        guard utc else { return clock }
+        let day =
+            NumberText.zeroPadded(parts.tm_year + 1900, width: 4) + "-"
+            + NumberText.zeroPadded(parts.tm_mon + 1, width: 2) + "-" + NumberText.zeroPadded(parts.tm_mday, width: 2)
+        return day + "T" + clock + "Z"
+    }
+}

@@ -291,7 +291,7 @@ private struct Entry: Sendable {
                     .willShow, self, begin: begin, end: destination ?? frame, predicted: isEndPredicted, duration: 0,
                     curve: .unknown, visible: true))
         case .showing, .changing:
-            if isSlidingOut(to: frame) {
+            if isSlidingOut(to: frame) || isTurningBack(to: frame) {
                 complete(at: o.time, tracker: tracker, into: &out)
                 startHide(to: frame, at: o.time, tracker: tracker, into: &out)
             } else if frame != current || outputChanged {
@@ -348,6 +348,16 @@ private struct Entry: Sendable {
     func slideInDestination(for frame: Rect) -> Rect? {
         guard isDocked, let edge, let output, frame.extendsPast(edge, of: output.frame) else { return nil }
         return frame.movedFlush(against: edge, of: output.frame)
+    }
+
+    /// A docked keyboard sliding in that moves back towards its edge before it got where it was
+    /// going: the show ends where it turned, and a hide begins.
+    func isTurningBack(to frame: Rect) -> Bool {
+        guard phase == .showing, isEndPredicted, let destination, let edge, let output, let current,
+            frame.width == current.width, frame.height == current.height,
+            frame.extendsPast(edge, of: output.frame)
+        else { return false }
+        return CurveFit.distance(frame, destination) > CurveFit.distance(current, destination)
     }
 
     /// A docked keyboard reaching past its own edge while keeping its size is sliding out.

@@ -10,6 +10,8 @@ public final class TrackingSink: ObservationSink {
         var tracker: KeyboardTracker
         var observations: [KeyboardObservation] = []
         var updates: [KeyboardUpdate] = []
+        /// Intermediate frames, each with the number of updates before it.
+        var progress: [(afterUpdates: Int, progress: KeyboardProgress)] = []
         var failures: [BackendFailure?] = []
         /// The most keyboards visible at once, after any update.
         var mostVisible = 0
@@ -47,8 +49,12 @@ public final class TrackingSink: ObservationSink {
     }
 
     private func record(_ emissions: [TrackerEmission], into state: inout State) {
-        for case .update(let update) in emissions {
-            state.updates.append(update)
+        for emission in emissions {
+            switch emission {
+            case .update(let update): state.updates.append(update)
+            case .progress(let progress): state.progress.append((state.updates.count, progress))
+            case .layoutChanged: continue
+            }
         }
         if !emissions.isEmpty { state.mostVisible = max(state.mostVisible, state.tracker.visibleKeyboards.count) }
     }
@@ -64,6 +70,13 @@ public final class TrackingSink: ObservationSink {
 
     /// The number of updates so far: a mark to take the updates of one step with `updates(since:)`.
     public var mark: Int { updates.count }
+
+    /// The intermediate frames that came after update number `index` (counted from 1) and before
+    /// the next one: the frames between a `will` at that index and its `did`.
+    public func progress(afterUpdate index: Int) -> [KeyboardProgress] {
+        advance(to: MonotonicClock.now())
+        return state.withLock { $0.progress.filter { $0.afterUpdates == index }.map(\.progress) }
+    }
 
     /// Every observation delivered.
     public var observations: [KeyboardObservation] { state.withLock { $0.observations } }

@@ -224,6 +224,9 @@ private struct Entry: Sendable {
         samples = samples.indices.filter { $0 % 2 == 0 || $0 == last }.map { samples[$0] }
     }
 
+    /// The curve of the transition under way.
+    var curve: AnimationCurve { CurveFit.classify(samples) }
+
     /// Time from the first to the last frame change of the transition under way.
     var duration: Double {
         guard let first = samples.first, let last = samples.last else { return 0 }
@@ -391,14 +394,15 @@ private struct Entry: Sendable {
         end: Rect, seen: Rect? = nil, predicted: Bool = false, at time: Double, tracker: TrackerContext,
         into out: inout [TrackerEmission]
     ) {
-        let last = seen ?? end
+        // Gone without a last frame (unmapped): the time counts, the frame stays where it was seen.
+        let last = seen ?? samples.last?.frame ?? end
         if let previous = samples.last, previous.time < time || previous.frame != last {
             record(CurveFit.Sample(time: time, frame: last))
         }
         out.append(
             tracker.makeUpdate(
                 .didHide, self, begin: begin, end: end, predicted: predicted, duration: duration,
-                curve: CurveFit.classify(samples), visible: false))
+                curve: curve, visible: false))
         reset()
     }
 
@@ -454,7 +458,7 @@ private struct Entry: Sendable {
             out.append(
                 tracker.makeUpdate(
                     event, self, begin: begin, end: end, duration: duration,
-                    curve: CurveFit.classify(samples), visible: true))
+                    curve: curve, visible: true))
             phase = .visible
             samples = []
         case .hiding:

@@ -24,11 +24,12 @@ struct TimingMemory: Sendable {
                 update.animationCurve = known?.curve ?? .unknown
                 update.timing = known == nil ? .unknown : .predicted
                 emissions[index] = .update(update)
-            // Slides are remembered; a keyboard that once jumped into place (onboard at start-up)
-            // still slides the next time, so an instantaneous transition teaches nothing.
-            case .didShow where update.animationDuration > 0:
+            // Slides are remembered; a keyboard that once jumped into place (onboard at start-up:
+            // mapped below the screen, then moved in one step) still slides the next time, so a
+            // transition with no frame in between teaches nothing.
+            case .didShow where update.animationCurve != .none:
                 shows[name] = Timing(duration: update.animationDuration, curve: update.animationCurve)
-            case .didHide where update.animationDuration > 0:
+            case .didHide where update.animationCurve != .none:
                 hides[name] = Timing(duration: update.animationDuration, curve: update.animationCurve)
             case .didShow, .didHide:
                 continue

@@ -3,10 +3,10 @@ import Foundation
 import KeyboardAdapter
 
 /// The app: one thread, blocked in poll() on the X connection, the keyboard manager's descriptor
-/// and the mailbox of signals. It keeps the
-/// window's place on screen and the keyboards' frames, turns them into the bar's bottom inset
-/// with the library's geometry helper, and moves the bar, over the measured animation duration
-/// when the update carries one.
+/// and the mailbox of signals. It keeps the window's place on screen and the keyboards' frames,
+/// turns them into the bar's bottom inset with the library's geometry helper, and moves the bar:
+/// towards a will event's destination at once (over its predicted duration when one is known),
+/// then frame by frame with the keyboard's progress.
 final class DemoApp {
     private let window: DemoWindow
     private let mailbox: Mailbox
@@ -132,11 +132,24 @@ final class DemoApp {
                 keyboards.apply(update)
                 say(
                     "\(update.event.rawValue) \(update.keyboard.name) \(update.endFrame)"
-                        + " duration \(String(format: "%.3f", update.animationDuration))")
+                        + " duration \(String(format: "%.3f", update.animationDuration))"
+                        + (update.timing == .predicted ? " predicted" : ""))
                 let target = targetInset()
                 if target != bar.target {
-                    bar.move(to: target, at: now, duration: update.animationDuration, curve: update.animationCurve)
+                    // A will event names where the keyboard is going and, once a slide was
+                    // measured, over how long: the bar starts at once. A did event finds the
+                    // keyboard there already.
+                    if update.event.isWill {
+                        bar.move(to: target, at: now, duration: update.animationDuration, curve: update.animationCurve)
+                    } else {
+                        bar.jump(to: target)
+                    }
                 }
+                needsRender = true
+            case .progress(let progress):
+                // Frame by frame, in lock-step with the keyboard.
+                keyboards.apply(progress)
+                bar.jump(to: targetInset())
                 needsRender = true
             case .backendStopped(let failure):
                 keyboards.removeAll()

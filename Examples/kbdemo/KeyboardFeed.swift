@@ -24,6 +24,8 @@ final class KeyboardFeed {
             let manager = try KeyboardManager.forThisSession(backend: name)
             manager.onEvent(delivery: .descriptor) { [inbox] in inbox.post(.keyboard($0)) }
                 .store(in: &subscriptions)
+            manager.onProgress(delivery: .descriptor) { [inbox] in inbox.post(.progress($0)) }
+                .store(in: &subscriptions)
             manager.onStop(delivery: .descriptor) { [inbox] in inbox.post(.backendStopped($0)) }.store(
                 in: &subscriptions)
             // Start reports the keyboards already visible as shown, so nothing else is needed

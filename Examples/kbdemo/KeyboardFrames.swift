@@ -15,6 +15,11 @@ struct KeyboardFrames {
         }
     }
 
+    /// Applies an intermediate frame: the keyboard is where it is now.
+    mutating func apply(_ progress: KeyboardProgress) {
+        frames[progress.keyboard.id] = (progress.keyboard.name, progress.frame)
+    }
+
     /// Forgets every keyboard (the backend stopped).
     mutating func removeAll() { frames.removeAll() }
 

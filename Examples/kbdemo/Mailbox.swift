@@ -6,6 +6,8 @@ import Synchronization
 enum Message: Sendable {
     /// A keyboard event from the manager.
     case keyboard(KeyboardUpdate)
+    /// An intermediate frame of a keyboard's show, hide or move.
+    case progress(KeyboardProgress)
     /// The backend stopped by itself (the display server went away, for instance).
     case backendStopped(BackendFailure?)
     /// A termination signal arrived.

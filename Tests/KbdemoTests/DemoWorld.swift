@@ -31,19 +31,19 @@ final class DemoWorld {
         """
 
     /// Starts the world, or returns nil after saying why when a program is missing outside CI.
-    static func make(keyboard: String) throws -> DemoWorld? {
-        guard try Programs.ready(["Xvfb", "openbox", "xdotool", "xwininfo", keyboard]) else { return nil }
-        return try DemoWorld()
+    static func make(keyboard: String, programs: [String] = [], position: String = "240,40") throws -> DemoWorld? {
+        guard try Programs.ready(["Xvfb", "openbox", "xdotool", "xwininfo", keyboard] + programs) else { return nil }
+        return try DemoWorld(position: position)
     }
 
-    private init() throws {
+    private init(position: String) throws {
         session = try X11Session(width: 1280, height: 800)
         let configDirectory = session.directory + "/config/openbox"
         try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
         try Self.openboxConfig.write(toFile: configDirectory + "/rc.xml", atomically: true, encoding: .utf8)
         try session.startWindowManager()
         grabber = try ScreenGrabber(displayName: session.display)
-        let demo = try session.start(Self.binary, ["--backend", "x11", "--position", "240,40"])
+        let demo = try session.start(Self.binary, ["--backend", "x11", "--position", position])
         self.demo = demo
         var id: UInt?
         try Wait.require("kbdemo to create its window", timeout: 15) {
@@ -133,6 +133,13 @@ final class DemoWorld {
             \(step): the bar is not where it belongs after \(Self.settleDeadline) s (window \(last.map { "\($0.window)" } ?? "?"), \
             keyboard \(last?.keyboard.map { "\($0)" } ?? "hidden")): \(last?.problems ?? ["no capture"]); capture: \(path)
             """, sourceLocation: sourceLocation)
+    }
+
+    /// Waits until kbdemo has printed `count` lines starting with `prefix` (after `kbdemo: `).
+    func waitForLines(_ prefix: String, count: Int, timeout: Double = 15) throws {
+        try Wait.require("\(count) kbdemo lines '\(prefix)…' (log: \(demo.log))", timeout: timeout) {
+            demo.log.split(separator: "\n").filter { $0.hasPrefix("kbdemo: " + prefix) }.count >= count
+        }
     }
 
     /// The CPU time (user + system, in clock ticks) kbdemo uses during the next `seconds`.

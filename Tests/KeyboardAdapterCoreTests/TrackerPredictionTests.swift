@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import KeyboardAdapterCore
@@ -119,5 +120,63 @@ struct TrackerPredictionTests {
         let again = tracker.run(
             [Fixture.observe(nil, at: 2), Fixture.observe(Self.resting, at: 3, docked: true)], until: 4)
         #expect(again.updates.first { $0.event == .willShow }?.timing == .unknown)
+    }
+}
+
+@Suite("Replay: predictions and progress")
+struct ReplayPredictionTests {
+    /// Two slides each way of a docked keyboard, as a recording.
+    static func recording() -> String {
+        let slide = TrackerPredictionTests.slide
+        var observations: [KeyboardObservation] = []
+        var time = 0.0
+        for _ in 0..<2 {
+            for frame in slide.reversed() {
+                observations.append(Fixture.observe(frame, at: time, docked: true))
+                time += 0.02
+            }
+            time += 0.3
+            for frame in slide.dropFirst() {
+                observations.append(Fixture.observe(frame, at: time, docked: true))
+                time += 0.02
+            }
+            observations.append(Fixture.observe(nil, at: time))
+            time += 0.3
+        }
+        return observations.map { ObservationCodec.encode($0, relativeTo: 0) }.joined(separator: "\n")
+    }
+
+    /// What a manager hands out for the recording played at `speed`: each update and progress
+    /// frame as a line of its values (wall-clock timestamps left out).
+    static func play(_ speed: ReplayBackend.Speed) throws -> [String] {
+        let manager = KeyboardManager(backend: ReplayBackend(source: .text(recording()), speed: speed))
+        let lines = Mutex<[String]>([])
+        let ended = Mutex(false)
+        let tokens = [
+            manager.onEvent(delivery: .immediate) { u in
+                lines.withLock {
+                    $0.append(
+                        "\(u.event) \(u.beginFrame) \(u.endFrame) \(u.isEndFramePredicted) \(u.animationDuration) \(u.animationCurve) \(u.timing)"
+                    )
+                }
+            },
+            manager.onProgress(delivery: .immediate) { p in
+                lines.withLock { $0.append("progress \(p.frame) \(p.fraction ?? -1) \(p.elapsed)") }
+            },
+            manager.onStop(delivery: .immediate) { _ in ended.withLock { $0 = true } },
+        ]
+        try manager.start()
+        try Wait.until("the replay's end") { ended.withLock { $0 } }
+        withExtendedLifetime(tokens) {}
+        return lines.withLock { $0 }
+    }
+
+    @Test("a replay reproduces the predictions and the progress frames exactly, as fast as possible and at ×4")
+    func sameAtAnySpeed() throws {
+        let fast = try Self.play(.asFastAsPossible)
+        let timed = try Self.play(.factor(4))
+        #expect(fast.filter { $0.hasPrefix("progress") }.count == 2 * (11 + 10))
+        #expect(fast.contains { $0.hasPrefix("willShow") && $0.hasSuffix("predicted") })
+        #expect(fast == timed)
     }
 }

@@ -22,6 +22,10 @@ public final class Onboard: @unchecked Sendable {
         ("org.onboard", "start-minimized", "false"),
     ]
 
+    /// Docked at the bottom edge of the screen, where it slides in and out.
+    public static let dockedBottom: [Setting] =
+        quiet + [("org.onboard.window", "docking-enabled", "true"), ("org.onboard.window", "docking-edge", "bottom")]
+
     /// Starts onboard with `settings` applied first.
     public init(on session: X11Session, settings: [Setting]) throws {
         self.session = session

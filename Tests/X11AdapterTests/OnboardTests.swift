@@ -22,10 +22,7 @@ struct OnboardTests {
     /// settle interval shorter than the gap would split one slide into a hide and a show.
     static let slideSettle = 0.15
     static let floating: [Onboard.Setting] = Onboard.quiet + [("org.onboard.window", "docking-enabled", "false")]
-    static let dockedBottom: [Onboard.Setting] =
-        Onboard.quiet + [
-            ("org.onboard.window", "docking-enabled", "true"), ("org.onboard.window", "docking-edge", "bottom"),
-        ]
+    static let dockedBottom = Onboard.dockedBottom
 
     @Test("floating: started, hidden and shown again over D-Bus")
     func floatingShowHide() throws {

@@ -16,6 +16,7 @@ import Testing
     var bottomInset = 0
     func moveUp(by height: Int, over duration: Double) {}
     func moveDown(over duration: Double) {}
+    func place(above keyboard: Rect) {}
 }
 
 /// A stand-in for a window.
@@ -35,7 +36,9 @@ import Testing
         .on(.willShow) { update in bar.moveUp(by: update.endFrame.height, over: update.animationDuration) }
         .on(.willHide) { update in bar.moveDown(over: update.animationDuration) }
     let all = manager.onEvent { update in print(update.event, update.endFrame) }
-    return [token, all]
+    // Frame by frame, in lock-step with a sliding keyboard:
+    let follow = manager.onProgress { progress in bar.place(above: progress.frame) }
+    return [token, all, follow]
 }
 
 /// An app with a loop of its own (GTK, SDL, Xlib, plain poll()): the closures hand updates to it.

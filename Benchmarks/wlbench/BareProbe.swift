@@ -36,7 +36,10 @@ final class BareProbe: @unchecked Sendable {
     /// Dispatches on a thread of its own until the compositor goes away.
     func run() {
         let box = self
-        Thread.detachNewThread { while wl_display_dispatch(box.display) >= 0 {} }
+        Thread.detachNewThread {
+            Thread.current.name = "bare-probe"
+            while wl_display_dispatch(box.display) >= 0 {}
+        }
     }
 
     fileprivate func global(_ registry: OpaquePointer, _ name: UInt32, _ interface: String, _ version: UInt32) {

@@ -16,6 +16,10 @@ public struct ProcessUsage: Sendable {
     /// How many threads were summed.
     public var threads: Int
 
+    /// Nothing used, for a process or thread that is gone.
+    public static let zero = ProcessUsage(
+        ticks: 0, voluntarySwitches: 0, involuntarySwitches: 0, residentKiB: 0, threads: 0)
+
     /// Both kinds of context switches.
     public var switches: Int { voluntarySwitches + involuntarySwitches }
 

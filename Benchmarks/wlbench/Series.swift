@@ -1,0 +1,59 @@
+import Foundation
+import KeyboardAdapterCore
+import TestSupport
+
+/// The show and hide latencies of the three listeners, and their table.
+struct Series {
+    var bare: [KeyboardEvent: Latencies] = [:]
+    var manager: [KeyboardEvent: Latencies] = [:]
+    var kbwatch: [KeyboardEvent: Latencies] = [:]
+
+    mutating func add(_ event: KeyboardEvent, bare: Double, manager: Double, kbwatch: Double) {
+        self.bare[event, default: Latencies()].append(bare)
+        self.manager[event, default: Latencies()].append(manager)
+        self.kbwatch[event, default: Latencies()].append(kbwatch)
+    }
+
+    func print() {
+        Swift.print("from the signal to ...                      show p50     show p99     hide p50     hide p99")
+        for (label, series) in [
+            ("  bare libwayland probe: configure (floor)", bare), ("  KeyboardManager willShow / willHide", manager),
+            ("  kbwatch stdout line", kbwatch),
+        ] {
+            let show = series[.willShow] ?? Latencies()
+            let hide = series[.willHide] ?? Latencies()
+            Swift.print(
+                label.padding(toLength: 42, withPad: " ", startingAt: 0) + milliseconds(show.p50)
+                    + milliseconds(show.p99, width: 10) + milliseconds(hide.p50, width: 10)
+                    + milliseconds(hide.p99, width: 10))
+        }
+        for (label, series) in [("  manager vs floor, p50", manager), ("  kbwatch vs floor, p50", kbwatch)] {
+            func ratio(_ event: KeyboardEvent) -> Double {
+                (series[event]?.p50 ?? .nan) / (bare[event]?.p50 ?? .nan)
+            }
+            Swift.print(
+                label.padding(toLength: 42, withPad: " ", startingAt: 0)
+                    + String(format: "%10.2fx%25.2fx", ratio(.willShow), ratio(.willHide)))
+        }
+        Swift.print("  (targets for kbwatch: show p50 <= 1.30x, hide p50 <= 1.20x the floor)")
+    }
+}
+
+/// Usage over the idle period: kbwatch's threads, the manager's loop thread, the bare probe's thread.
+struct IdleUsage {
+    var kbwatch: ProcessUsage
+    var loop: ProcessUsage
+    var probe: ProcessUsage
+
+    static func sample(kbwatch pid: Int32) -> IdleUsage {
+        IdleUsage(
+            kbwatch: ProcessUsage.sample(pid: pid) ?? .zero,
+            loop: ProcessUsage.sample(pid: getpid(), thread: "kbd-loop") ?? .zero,
+            probe: ProcessUsage.sample(pid: getpid(), thread: "bare-probe") ?? .zero)
+    }
+
+    func since(_ earlier: IdleUsage) -> IdleUsage {
+        IdleUsage(
+            kbwatch: kbwatch.since(earlier.kbwatch), loop: loop.since(earlier.loop), probe: probe.since(earlier.probe))
+    }
+}

@@ -45,7 +45,7 @@ func main() throws {
     try wait("the probe's first usable area") { backend.outputs.first?.usableArea == full }
     let bareProbe = try BareProbe(socket: sway.socket)
     bareProbe.run()
-    let kbwatch = try WatchingKbwatch(
+    let kbwatch = try Kbwatch.watch(
         ["--backend", "wayland", "--format", "%e"], environment: sway.clientEnvironment)
     defer { kbwatch.stop() }
     try wait("kbwatch's loop thread", timeout: 10) {

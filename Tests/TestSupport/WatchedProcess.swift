@@ -1,10 +1,10 @@
 import Foundation
 import Glibc
 
-/// A kbwatch process that keeps watching in the background, its stdout read line by line on a
-/// dedicated thread (see ``StampedLines``) and its stderr in a log. Ended by its pid when stopped
-/// or released.
-public final class WatchingKbwatch: @unchecked Sendable {
+/// A program that keeps running in the background (kbwatch watching, or a C client that prints
+/// what it sees), its stdout read line by line on a dedicated thread (see ``StampedLines``) and
+/// its stderr in a log. Ended by its pid when stopped or released.
+public final class WatchedProcess: @unchecked Sendable {
     /// The process id, for /proc figures.
     public let pid: Int32
     /// Its standard output, stamped as read.
@@ -14,12 +14,14 @@ public final class WatchingKbwatch: @unchecked Sendable {
     private let process: Process
     private let output: Pipe
 
-    /// Starts kbwatch (``Kbwatch/path``) with `arguments` and the environment changed by
-    /// `environment` (nil removes a variable).
-    public init(_ arguments: [String], environment: [String: String?] = [:]) throws {
-        process = Programs.process(Kbwatch.path, arguments, environment: environment)
+    /// Starts `program` (a path, or a name looked up in PATH) with `arguments` and the
+    /// environment changed by `environment` (nil removes a variable).
+    public init(_ program: String, _ arguments: [String], environment: [String: String?] = [:]) throws {
+        guard let path = Programs.find(program) else { throw TestFailure("program not found: \(program)") }
+        process = Programs.process(path, arguments, environment: environment)
         output = Pipe()
-        errorLogPath = NSTemporaryDirectory() + "kbwatch-\(UUID().uuidString.prefix(8)).log"
+        let name = (program as NSString).lastPathComponent
+        errorLogPath = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8)).log"
         _ = FileManager.default.createFile(atPath: errorLogPath, contents: nil)
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLogPath))
@@ -31,13 +33,13 @@ public final class WatchingKbwatch: @unchecked Sendable {
         lines = StampedLines(descriptor: output.fileHandleForReading.fileDescriptor)
     }
 
-    /// What kbwatch wrote to standard error.
+    /// What the program wrote to standard error.
     public var errors: String { (try? String(contentsOfFile: errorLogPath, encoding: .utf8)) ?? "" }
 
     /// True while the process runs.
     public var isRunning: Bool { process.isRunning }
 
-    /// Ends kbwatch (SIGTERM, then SIGKILL after `grace` seconds) and waits for its output to end.
+    /// Ends the program (SIGTERM, then SIGKILL after `grace` seconds) and waits for its output to end.
     public func stop(grace: Double = 2) {
         guard process.isRunning else { return }
         kill(pid, SIGTERM)

@@ -8,18 +8,20 @@ struct Series {
     var manager: [KeyboardEvent: Latencies] = [:]
     var kbwatch: [KeyboardEvent: Latencies] = [:]
 
-    mutating func add(_ event: KeyboardEvent, bare: Double, manager: Double, kbwatch: Double) {
+    mutating func add(_ event: KeyboardEvent, bare: Double, manager: Double?, kbwatch: Double) {
         self.bare[event, default: Latencies()].append(bare)
-        self.manager[event, default: Latencies()].append(manager)
+        if let manager { self.manager[event, default: Latencies()].append(manager) }
         self.kbwatch[event, default: Latencies()].append(kbwatch)
     }
 
-    func print() {
-        Swift.print("from the signal to ...                      show p50     show p99     hide p50     hide p99")
-        for (label, series) in [
-            ("  bare libwayland probe: configure (floor)", bare), ("  KeyboardManager willShow / willHide", manager),
-            ("  kbwatch stdout line", kbwatch),
-        ] {
+    func print(_ title: String) {
+        Swift.print(
+            title.padding(toLength: 44, withPad: " ", startingAt: 0) + "show p50     show p99     hide p50     hide p99"
+        )
+        var rows = [("  bare libwayland probe: configure (floor)", bare)]
+        if !manager.isEmpty { rows.append(("  KeyboardManager willShow / willHide", manager)) }
+        rows.append(("  kbwatch stdout line", kbwatch))
+        for (label, series) in rows {
             let show = series[.willShow] ?? Latencies()
             let hide = series[.willHide] ?? Latencies()
             Swift.print(
@@ -27,7 +29,8 @@ struct Series {
                     + milliseconds(show.p99, width: 10) + milliseconds(hide.p50, width: 10)
                     + milliseconds(hide.p99, width: 10))
         }
-        for (label, series) in [("  manager vs floor, p50", manager), ("  kbwatch vs floor, p50", kbwatch)] {
+        for (label, series) in [("  manager vs floor, p50", manager), ("  kbwatch vs floor, p50", kbwatch)]
+        where !series.isEmpty {
             func ratio(_ event: KeyboardEvent) -> Double {
                 (series[event]?.p50 ?? .nan) / (bare[event]?.p50 ?? .nan)
             }
@@ -35,7 +38,6 @@ struct Series {
                 label.padding(toLength: 42, withPad: " ", startingAt: 0)
                     + String(format: "%10.2fx%25.2fx", ratio(.willShow), ratio(.willHide)))
         }
-        Swift.print("  (targets for kbwatch: show p50 <= 1.30x, hide p50 <= 1.20x the floor)")
     }
 }
 

@@ -11,6 +11,8 @@ import WaylandAdapter
 //   dedicated thread,
 // all for the same signals in one run; then kbwatch's memory, and idle ticks and context
 // switches over 10 s with wvkbd shown (kbwatch's threads, the manager's loop thread, the probe's).
+// Then the manager is stopped and the rounds are repeated with kbwatch and the probe alone: on a
+// show each backend makes a popup round trip, and the manager's queues ahead of kbwatch's.
 // Runs headless sway as an unprivileged user, so it must run as root (as CI does).
 //
 // Usage: wlbench [ROUNDS] (default 30); WLBENCH_IDLE_SECONDS (default 10).
@@ -31,10 +33,10 @@ func main() throws {
     let backend = WaylandBackend(display: sway.socket)
     let manager = KeyboardManager(backend: backend)
     // Each will event with the monotonic time at which the manager's callback ran.
-    let wills = Mutex<[(event: KeyboardEvent, time: Double)]>([])
+    let wills = WillLog()
     let subscription = manager.onEvent(delivery: .immediate) { update in
         let now = MonotonicClock.now()
-        if update.event.isWill { wills.withLock { $0.append((update.event, now)) } }
+        if update.event.isWill { wills.entries.withLock { $0.append((update.event, now)) } }
     }
     try manager.start()
     defer {
@@ -61,28 +63,7 @@ func main() throws {
     try wait("wvkbd to handle SIGUSR1 and SIGUSR2") { keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) }
     let kbwatchStarted = ProcessUsage.sample(pid: kbwatch.pid)
 
-    var series = Series()
-    for _ in 0..<rounds {
-        for (signal, event) in [(SIGUSR2, KeyboardEvent.willShow), (SIGUSR1, .willHide)] {
-            let willsBefore = wills.withLock { $0.count }
-            let changesBefore = bareProbe.changes.withLock { $0.count }
-            let linesBefore = kbwatch.lines.count
-            let start = MonotonicClock.now()
-            keyboard.signal(signal)
-            let line = kbwatch.lines.first(from: linesBefore, timeout: 5) { $0 == event.rawValue }
-            try wait("\(event) after signal \(signal)") {
-                wills.withLock { $0.count } > willsBefore
-                    && bareProbe.changes.withLock { $0.count } > changesBefore
-            }
-            guard let line else { throw BenchError("no \(event) line from kbwatch: \(kbwatch.errors)") }
-            let will = wills.withLock { $0[willsBefore] }
-            guard will.event == event else { throw BenchError("expected \(event), got \(will.event)") }
-            series.add(
-                event, bare: bareProbe.changes.withLock { $0[changesBefore].time } - start,
-                manager: will.time - start, kbwatch: line.time - start)
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-    }
+    let together = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: wills).run(rounds)
     let kbwatchAfterRounds = ProcessUsage.sample(pid: kbwatch.pid)
 
     // Idle with wvkbd shown: nothing changes on screen; every loop should sleep in poll throughout.
@@ -93,10 +74,22 @@ func main() throws {
     Thread.sleep(forTimeInterval: Double(idleSeconds))
     let idle = IdleUsage.sample(kbwatch: kbwatch.pid).since(before)
 
+    // Then kbwatch alone beside the probe: the manager's own popup round trip on each show no
+    // longer queues at the compositor ahead of kbwatch's.
+    subscription.cancel()
+    manager.stop()
+    keyboard.signal(SIGUSR1)
+    _ = kbwatch.lines.first(from: kbwatch.lines.count, timeout: 5) { $0 == "didHide" }
+    Thread.sleep(forTimeInterval: 0.5)
+    let alone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: nil).run(rounds)
+
     print("wlbench: headless sway 1280x800, wvkbd-mobintl, \(rounds) shows and \(rounds) hides")
     print("kbwatch: \(Kbwatch.path)")
     print("")
-    series.print()
+    together.print("all three, same signals; from the signal to ...")
+    print("")
+    alone.print("then the manager stopped: kbwatch and the probe")
+    print("  (targets for kbwatch: show p50 <= 1.30x, hide p50 <= 1.20x the floor)")
     print("")
     print("resident memory of kbwatch on Wayland (VmRSS)")
     print(column("  after start-up") + (kbwatchStarted.map { mebibytes(kibibytes: $0.residentKiB) } ?? "gone"))

@@ -5,37 +5,47 @@ import TestSupport
 /// The show and hide latencies of the three listeners, and their table.
 struct Series {
     var bare: [KeyboardEvent: Latencies] = [:]
+    var roundTrip: [KeyboardEvent: Latencies] = [:]
     var manager: [KeyboardEvent: Latencies] = [:]
     var kbwatch: [KeyboardEvent: Latencies] = [:]
 
-    mutating func add(_ event: KeyboardEvent, bare: Double, manager: Double?, kbwatch: Double) {
+    mutating func add(_ event: KeyboardEvent, bare: Double, roundTrip: Double, manager: Double?, kbwatch: Double?) {
         self.bare[event, default: Latencies()].append(bare)
+        self.roundTrip[event, default: Latencies()].append(roundTrip)
         if let manager { self.manager[event, default: Latencies()].append(manager) }
-        self.kbwatch[event, default: Latencies()].append(kbwatch)
+        if let kbwatch { self.kbwatch[event, default: Latencies()].append(kbwatch) }
     }
 
     func print(_ title: String) {
+        Swift.print(title)
         Swift.print(
-            title.padding(toLength: 44, withPad: " ", startingAt: 0) + "show p50     show p99     hide p50     hide p99"
-        )
-        var rows = [("  bare libwayland probe: configure (floor)", bare)]
+            "  from the signal to ...".padding(toLength: 53, withPad: " ", startingAt: 0)
+                + "show p50     show p99     hide p50     hide p99")
+        var rows = [
+            ("  bare libwayland probe: configure (floor)", bare),
+            ("  bare probe + one round trip (wl_display_sync)", roundTrip),
+        ]
         if !manager.isEmpty { rows.append(("  KeyboardManager willShow / willHide", manager)) }
-        rows.append(("  kbwatch stdout line", kbwatch))
+        if !kbwatch.isEmpty { rows.append(("  kbwatch stdout line", kbwatch)) }
         for (label, series) in rows {
             let show = series[.willShow] ?? Latencies()
             let hide = series[.willHide] ?? Latencies()
             Swift.print(
-                label.padding(toLength: 42, withPad: " ", startingAt: 0) + milliseconds(show.p50)
+                label.padding(toLength: 50, withPad: " ", startingAt: 0) + milliseconds(show.p50)
                     + milliseconds(show.p99, width: 10) + milliseconds(hide.p50, width: 10)
                     + milliseconds(hide.p99, width: 10))
         }
-        for (label, series) in [("  manager vs floor, p50", manager), ("  kbwatch vs floor, p50", kbwatch)]
-        where !series.isEmpty {
+        for (label, series, base) in [
+            ("  manager vs floor, p50", manager, bare), ("  kbwatch vs floor, p50", kbwatch, bare),
+            ("  bare probe + round trip vs floor, p50", roundTrip, bare),
+            ("  manager vs probe + round trip, p50", manager, roundTrip),
+            ("  kbwatch vs probe + round trip, p50", kbwatch, roundTrip),
+        ] where !series.isEmpty {
             func ratio(_ event: KeyboardEvent) -> Double {
-                (series[event]?.p50 ?? .nan) / (bare[event]?.p50 ?? .nan)
+                (series[event]?.p50 ?? .nan) / (base[event]?.p50 ?? .nan)
             }
             Swift.print(
-                label.padding(toLength: 42, withPad: " ", startingAt: 0)
+                label.padding(toLength: 50, withPad: " ", startingAt: 0)
                     + String(format: "%10.2fx%25.2fx", ratio(.willShow), ratio(.willHide)))
         }
     }

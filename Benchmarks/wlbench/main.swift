@@ -11,8 +11,8 @@ import WaylandAdapter
 //   dedicated thread,
 // all for the same signals in one run; then kbwatch's memory, and idle ticks and context
 // switches over 10 s with wvkbd shown (kbwatch's threads, the manager's loop thread, the probe's).
-// Then the manager is stopped and the rounds are repeated with kbwatch and the probe alone: on a
-// show each backend makes a popup round trip, and the manager's queues ahead of kbwatch's.
+// Then the rounds are repeated with kbwatch alone beside the probe, and with the manager alone:
+// on a show each backend makes a popup round trip, which may queue behind the other's.
 // Runs headless sway as an unprivileged user, so it must run as root (as CI does).
 //
 // Usage: wlbench [ROUNDS] (default 30); WLBENCH_IDLE_SECONDS (default 10).
@@ -74,21 +74,28 @@ func main() throws {
     Thread.sleep(forTimeInterval: Double(idleSeconds))
     let idle = IdleUsage.sample(kbwatch: kbwatch.pid).since(before)
 
-    // Then kbwatch alone beside the probe: the manager's own popup round trip on each show no
-    // longer queues at the compositor ahead of kbwatch's.
-    subscription.cancel()
+    // Then each alone beside the probe, so that neither's popup round trip on a show queues at
+    // the compositor behind the other's: kbwatch (the manager stopped), then the manager (kbwatch
+    // ended).
     manager.stop()
     keyboard.signal(SIGUSR1)
     _ = kbwatch.lines.first(from: kbwatch.lines.count, timeout: 5) { $0 == "didHide" }
     Thread.sleep(forTimeInterval: 0.5)
-    let alone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: nil).run(rounds)
+    let kbwatchAlone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: nil).run(rounds)
+    kbwatch.stop()
+    try manager.start()
+    try wait("the restarted manager's probe") { backend.outputs.first?.usableArea == full }
+    Thread.sleep(forTimeInterval: 0.5)
+    let managerAlone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: nil, wills: wills).run(rounds)
 
     print("wlbench: headless sway 1280x800, wvkbd-mobintl, \(rounds) shows and \(rounds) hides")
     print("kbwatch: \(Kbwatch.path)")
     print("")
-    together.print("all three, same signals; from the signal to ...")
+    together.print("the manager, kbwatch and the probe, same signals")
     print("")
-    alone.print("then the manager stopped: kbwatch and the probe")
+    kbwatchAlone.print("then the manager stopped: kbwatch and the probe, same signals")
+    print("")
+    managerAlone.print("then kbwatch ended, the manager restarted: the manager and the probe, same signals")
     print("  (targets for kbwatch: show p50 <= 1.30x, hide p50 <= 1.20x the floor)")
     print("")
     print("resident memory of kbwatch on Wayland (VmRSS)")

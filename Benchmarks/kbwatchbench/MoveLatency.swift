@@ -41,9 +41,9 @@ struct MoveLatency {
     /// "p50 p99" of both, then the ratio of the p50s and the difference of the p99s.
     func rows(_ label: String) -> [String] {
         [
-            column("  \(label)") + milliseconds(process.p50) + "  " + milliseconds(process.p99),
-            column("  bare Xlib listener, same requests (floor)") + milliseconds(floor.p50) + "  "
-                + milliseconds(floor.p99),
+            column("  \(label)") + millisecondsText(process.p50) + "  " + millisecondsText(process.p99),
+            column("  bare Xlib listener, same requests (floor)") + millisecondsText(floor.p50) + "  "
+                + millisecondsText(floor.p99),
             column("  ratio p50 / p50, difference p99 - p99") + String(format: "%10.2fx", process.p50 / floor.p50)
                 + String(format: "  %+9.3f ms", (process.p99 - floor.p99) * 1000),
         ]

@@ -25,7 +25,7 @@ func column(_ text: String, _ width: Int = 46) -> String { text.padding(toLength
 
 func memory(_ usage: ProcessUsage?) -> String {
     guard let usage else { return "gone" }
-    return "\(usage.residentKiB) KiB = " + mebibytes(kibibytes: usage.residentKiB)
+    return "\(usage.residentKiB) KiB = " + mebibytesText(kibibytes: usage.residentKiB)
         + String(format: " = %.2f MB", Double(usage.residentKiB) * 1.024 / 1000)
 }
 
@@ -110,9 +110,10 @@ func main() throws {
     print("")
     print(column("wall time of \(stateRuns) runs, xvkbd shown") + "  median          p90")
     print(
-        column("  kbwatch --state --backend x11") + milliseconds(state.p50) + "  " + milliseconds(state.p90)
+        column("  kbwatch --state --backend x11") + millisecondsText(state.p50) + "  " + millisecondsText(state.p90)
             + "   (target: median <= 20 ms; exit \(statuses.sorted()))")
-    print(column("  xwininfo -root -children (floor)") + milliseconds(floor.p50) + "  " + milliseconds(floor.p90))
+    print(
+        column("  xwininfo -root -children (floor)") + millisecondsText(floor.p50) + "  " + millisecondsText(floor.p90))
     if latency.missed + xevLatency.missed > 0 {
         print("\nmissed: \(latency.missed + xevLatency.missed) moves had no line or no ConfigureNotify within 5 s")
     }

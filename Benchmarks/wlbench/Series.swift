@@ -31,9 +31,9 @@ struct Series {
             let show = series[.willShow] ?? Latencies()
             let hide = series[.willHide] ?? Latencies()
             Swift.print(
-                label.padding(toLength: 50, withPad: " ", startingAt: 0) + milliseconds(show.p50)
-                    + milliseconds(show.p99, width: 10) + milliseconds(hide.p50, width: 10)
-                    + milliseconds(hide.p99, width: 10))
+                label.padding(toLength: 50, withPad: " ", startingAt: 0) + millisecondsText(show.p50)
+                    + millisecondsText(show.p99, width: 10) + millisecondsText(hide.p50, width: 10)
+                    + millisecondsText(hide.p99, width: 10))
         }
         for (label, series, base) in [
             ("  manager vs floor, p50", manager, bare), ("  kbwatch vs floor, p50", kbwatch, bare),

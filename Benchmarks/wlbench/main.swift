@@ -99,10 +99,10 @@ func main() throws {
     print("  (targets for kbwatch: show p50 <= 1.30x, hide p50 <= 1.20x the floor)")
     print("")
     print("resident memory of kbwatch on Wayland (VmRSS)")
-    print(column("  after start-up") + (kbwatchStarted.map { mebibytes(kibibytes: $0.residentKiB) } ?? "gone"))
+    print(column("  after start-up") + (kbwatchStarted.map { mebibytesText(kibibytes: $0.residentKiB) } ?? "gone"))
     print(
         column("  after \(rounds) shows and hides")
-            + (kbwatchAfterRounds.map { mebibytes(kibibytes: $0.residentKiB) } ?? "gone"))
+            + (kbwatchAfterRounds.map { mebibytesText(kibibytes: $0.residentKiB) } ?? "gone"))
     print("")
     print("idle \(idleSeconds) s with wvkbd shown (target for kbwatch: 0 ticks, 0 switches)")
     print(column("  kbwatch (all threads)") + idle.kbwatch.cpuDescription)

@@ -112,10 +112,11 @@ func run() throws {
     print("")
     print(column("configure request -> event (n=\(backendLatency.count) of \(iterations))") + "     p50          p99")
     print(
-        column("  manager callback (willChangeFrame)") + milliseconds(backendLatency.p50) + "  "
-            + milliseconds(backendLatency.p99))
+        column("  manager callback (willChangeFrame)") + millisecondsText(backendLatency.p50) + "  "
+            + millisecondsText(backendLatency.p99))
     print(
-        column("  bare Xlib listener (floor)") + milliseconds(floorLatency.p50) + "  " + milliseconds(floorLatency.p99))
+        column("  bare Xlib listener (floor)") + millisecondsText(floorLatency.p50) + "  "
+            + millisecondsText(floorLatency.p99))
     print(
         column("  ratio")
             + String(
@@ -130,12 +131,12 @@ func run() throws {
         column("  backend vs floor (same storm)")
             + String(format: "%.2fx the listener's time", together.backendSeconds / together.listenerSeconds))
     print("memory (VmRSS of the process; target: flat within 1 MB over the storm)")
-    print(column("  start, before the keyboard") + mebibytes(kibibytes: rssStart))
-    print(column("  before the storm (backend alone)") + mebibytes(kibibytes: rssBeforeStorm))
+    print(column("  start, before the keyboard") + mebibytesText(kibibytes: rssStart))
+    print(column("  before the storm (backend alone)") + mebibytesText(kibibytes: rssBeforeStorm))
     print(
-        column("  after the storm (backend alone)") + mebibytes(kibibytes: rssAfterStorm)
+        column("  after the storm (backend alone)") + mebibytesText(kibibytes: rssAfterStorm)
             + String(format: "  (%+.2f MiB)", Double(rssAfterStorm - rssBeforeStorm) / 1024))
-    print(column("  after the storm with the listener") + mebibytes(kibibytes: rssAfterBoth))
+    print(column("  after the storm with the listener") + mebibytesText(kibibytes: rssAfterBoth))
     print("")
     print("idle \(idleSeconds) s after the storms")
     print(column("  loop thread (kbd-loop)") + idle.loop.cpuDescription)

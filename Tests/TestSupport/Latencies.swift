@@ -31,7 +31,7 @@ public struct Latencies: Sendable {
 }
 
 /// Seconds as milliseconds for reports, right-aligned: "   0.253 ms".
-public func milliseconds(_ seconds: Double, width: Int = 8) -> String {
+public func millisecondsText(_ seconds: Double, width: Int = 8) -> String {
     let text = String(format: "%.3f ms", seconds * 1000)
     return String(repeating: " ", count: max(0, width + 3 - text.count)) + text
 }

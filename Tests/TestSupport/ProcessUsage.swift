@@ -76,4 +76,4 @@ public struct ProcessUsage: Sendable {
 }
 
 /// Resident memory in MiB, for reports: "12.3 MiB".
-public func mebibytes(kibibytes: Int) -> String { String(format: "%.1f MiB", Double(kibibytes) / 1024) }
+public func mebibytesText(kibibytes: Int) -> String { String(format: "%.1f MiB", Double(kibibytes) / 1024) }

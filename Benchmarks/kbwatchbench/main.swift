@@ -1,131 +1,122 @@
-// kbwatchbench: what the kbwatch process costs while it watches a real keyboard on a private Xvfb.
+// kbwatchbench: what the kbwatch process costs while it watches a real keyboard (xvkbd) on a
+// private Xvfb, each figure next to its floor in the same run:
 //
-// 1. Resident memory after start-up, with xvkbd shown.
-// 2. Idle CPU over 10 s (utime + stime from /proc, and context switches): nothing happens, so a
-//    process blocked in poll() should use none.
-// 3. 500 moves of the keyboard window, one at a time: the time from the configure request to the
-//    willChangeFrame line on kbwatch's stdout (p50, p99), and the memory afterwards.
+// 1. Resident memory after start-up, next to xev (a C Xlib process watching the same root).
+// 2. Idle: CPU ticks and context switches over 10 s with the keyboard shown, summed over all of
+//    kbwatch's threads (and xev's): a process blocked in poll() uses none.
+// 3. Configure requests on the keyboard window (XMoveWindow from a third connection), one at a
+//    time: the time to kbwatch's willChangeFrame line on its stdout, read on a dedicated thread,
+//    and to a bare Xlib listener's ConfigureNotify for the same request; then the memory again.
+//    Then, with kbwatch ended, the same for xev's line (line-buffered by stdbuf): what a
+//    process and a pipe cost at the least.
+// 4. `kbwatch --state --backend x11`: wall time of repeated runs, next to `xwininfo -root -children`.
+//
+// Environment: KBWATCHBENCH_MOVES (default 500), KBWATCHBENCH_STATE_RUNS (30), KBWATCHBENCH_IDLE_SECONDS (10).
 
 import Foundation
 import KeyboardAdapterCore
 import TestSupport
 
-/// Reads kbwatch's stdout line by line from a pipe, stamping each line when it arrives.
-final class LineTap: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = Data()
-    private var lines: [(time: Double, text: String)] = []
-
-    init(_ handle: FileHandle) {
-        handle.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            let now = MonotonicClock.now()
-            guard let self, !data.isEmpty else { return }
-            self.lock.withLock {
-                self.buffer.append(data)
-                while let newline = self.buffer.firstIndex(of: 0x0A) {
-                    let line = String(decoding: self.buffer[self.buffer.startIndex..<newline], as: UTF8.self)
-                    self.buffer.removeSubrange(self.buffer.startIndex...newline)
-                    self.lines.append((now, line))
-                }
-            }
-        }
-    }
-
-    var count: Int { lock.withLock { lines.count } }
-    func line(_ index: Int) -> (time: Double, text: String) { lock.withLock { lines[index] } }
+func setting(_ name: String, _ fallback: Int) -> Int {
+    Int(ProcessInfo.processInfo.environment[name] ?? "") ?? fallback
 }
 
-/// CPU ticks, voluntary context switches and resident memory of a process, from /proc.
-struct ProcessSample {
-    var ticks: Int
-    var switches: Int
-    var residentKiB: Int
+func column(_ text: String, _ width: Int = 46) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
 
-    init(pid: Int32) {
-        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-        // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-        let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-        ticks = fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : -1
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        func value(_ key: String) -> Int {
-            status.split(separator: "\n").first { $0.hasPrefix(key) }
-                .flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first }
-                .flatMap { Int($0) } ?? -1
-        }
-        switches = value("voluntary_ctxt_switches:")
-        residentKiB = value("VmRSS:")
-    }
-}
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+func memory(_ usage: ProcessUsage?) -> String {
+    guard let usage else { return "gone" }
+    return "\(usage.residentKiB) KiB = " + mebibytesText(kibibytes: usage.residentKiB)
+        + String(format: " = %.2f MB", Double(usage.residentKiB) * 1.024 / 1000)
 }
 
 func main() throws {
+    let moves = setting("KBWATCHBENCH_MOVES", 500)
+    let stateRuns = setting("KBWATCHBENCH_STATE_RUNS", 30)
+    let idleSeconds = setting("KBWATCHBENCH_IDLE_SECONDS", 10)
+    guard try Programs.ready(["Xvfb", "xvkbd", "xev", "stdbuf", "xwininfo"]) else { exit(2) }
+
     let session = try X11Session()
     defer { session.stop() }
-    let keyboard = try session.start("xvkbd", ["-geometry", "640x200+320+600"])
-    _ = keyboard
-    let client = try XTestClient.connect(session.display)
-
-    let process = Programs.process(
-        Kbwatch.path, ["--backend", "x11", "--format", "%e %x"], environment: session.environment)
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    let tap = LineTap(pipe.fileHandleForReading)
-    try Programs.start(process)
-    defer {
-        process.terminate()
-        process.waitUntilExit()
+    try session.start("xvkbd", ["-geometry", "640x200+320+600"])
+    let kbwatch = try Kbwatch.watch(["--backend", "x11", "--format", "%e %i"], environment: session.environment)
+    defer { kbwatch.stop() }
+    guard let shown = kbwatch.lines.first(from: 0, timeout: 20, where: { $0.hasPrefix("didShow") }),
+        let window = UInt(shown.text.split(separator: " ").last?.dropFirst("x11:0x".count) ?? "", radix: 16)
+    else {
+        throw TestFailure("kbwatch did not report xvkbd shown: \(kbwatch.lines.all.map(\.text)) \(kbwatch.errors)")
     }
-    let pid = process.processIdentifier
-    try Wait.require("kbwatch to report xvkbd shown", timeout: 20) {
-        (0..<tap.count).contains { tap.line($0).text.hasPrefix("didShow") }
+    let xev = try WatchedProcess(
+        "stdbuf", ["-oL", "xev", "-root", "-event", "substructure"], environment: session.environment)
+    Thread.sleep(forTimeInterval: 1)
+
+    // 1 and 2: memory after start-up, then idle.
+    let kbwatchStarted = ProcessUsage.sample(pid: kbwatch.pid)
+    let xevStarted = ProcessUsage.sample(pid: xev.pid)
+    Thread.sleep(forTimeInterval: Double(idleSeconds))
+    let kbwatchIdle = ProcessUsage.sample(pid: kbwatch.pid).flatMap { kbwatchStarted.map($0.since) }
+    let xevIdle = ProcessUsage.sample(pid: xev.pid).flatMap { xevStarted.map($0.since) }
+    xev.stop()
+
+    // 3: moves with kbwatch, then (kbwatch ended, so that only one process is woken) with xev.
+    let listener = try BareXListener(display: session.display, window: window)
+    listener.start()
+    defer { listener.stop() }
+    let latency = try MoveLatency.measure(
+        display: session.display, window: window, watcher: kbwatch, prefix: "willChangeFrame", listener: listener,
+        count: moves)
+    let kbwatchMoved = ProcessUsage.sample(pid: kbwatch.pid)
+    kbwatch.stop()
+    let xevMoving = try WatchedProcess(
+        "stdbuf", ["-oL", "xev", "-root", "-event", "substructure"], environment: session.environment)
+    Thread.sleep(forTimeInterval: 1)
+    let xevLatency = try MoveLatency.measure(
+        display: session.display, window: window, watcher: xevMoving, prefix: "ConfigureNotify", listener: listener,
+        count: min(moves, 200))
+    xevMoving.stop()
+
+    // 4: --state, alternating with the floor.
+    var environment = ProcessInfo.processInfo.environment
+    for (key, value) in session.environment { environment[key] = value }
+    var state = Latencies()
+    var floor = Latencies()
+    var statuses = Set<Int32>()
+    for _ in 0..<stateRuns {
+        let run = try StateTiming.run(Kbwatch.path, ["--state", "--backend", "x11"], environment: environment)
+        statuses.insert(run.0)
+        state.append(run.1)
+        floor.append(
+            try StateTiming.run(Programs.find("xwininfo")!, ["-root", "-children"], environment: environment).1)
     }
-    let window = try keyboardWindow(session)
 
-    let started = ProcessSample(pid: pid)
-    Thread.sleep(forTimeInterval: 10)
-    let idle = ProcessSample(pid: pid)
-
-    var latencies: [Double] = []
-    for step in 0..<500 {
-        let before = tap.count
-        let sent = MonotonicClock.now()
-        client.configure(window, x: step % 2 == 0 ? 100 : 320, y: 600)
-        client.sync()
-        try Wait.require("willChangeFrame for move \(step)", timeout: 5) {
-            (before..<tap.count).contains { tap.line($0).text.hasPrefix("willChangeFrame") }
-        }
-        let line = (before..<tap.count).map(tap.line).first { $0.text.hasPrefix("willChangeFrame") }!
-        latencies.append((line.time - sent) * 1000)
-        // Let the move settle so that the next one starts a new transition.
-        Thread.sleep(forTimeInterval: 0.06)
-    }
-    let after = ProcessSample(pid: pid)
-    let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
-
-    print("kbwatch on a private Xvfb with xvkbd shown (\(ProcessInfo.processInfo.activeProcessorCount) cores)")
-    print("resident memory after start-up     \(started.residentKiB) KiB")
     print(
-        "idle CPU over 10 s                 \(idle.ticks - started.ticks) ticks (\(String(format: "%.0f", Double(idle.ticks - started.ticks) / tick * 1000)) ms), \(idle.switches - started.switches) context switches"
-    )
+        "kbwatchbench: kbwatch watching xvkbd on Xvfb \(session.display) (\(session.width)x\(session.height)), "
+            + "no window manager, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print("kbwatch: \(Kbwatch.path)")
+    print("")
+    print(column("configure request -> event (n=\(latency.process.count) of \(moves))") + "     p50          p99")
+    latency.rows("kbwatch stdout line (willChangeFrame)").forEach { print($0) }
+    print(column("  targets for kbwatch") + "     <= 1.20x  <= +0.300 ms")
+    print("then, kbwatch ended (n=\(xevLatency.process.count))")
+    xevLatency.rows("xev stdout line (C Xlib process, stdbuf -oL)").forEach { print($0) }
+    print("")
+    print("idle \(idleSeconds) s with the keyboard shown (all threads; target for kbwatch: 0 ticks, 0 switches)")
+    print(column("  kbwatch") + (kbwatchIdle?.cpuDescription ?? "gone"))
+    print(column("  xev -root (C Xlib process, floor)") + (xevIdle?.cpuDescription ?? "gone"))
+    print("")
+    print("resident memory, VmRSS (target for kbwatch: <= 12 MB)")
+    print(column("  kbwatch after start-up") + memory(kbwatchStarted))
+    print(column("  kbwatch after \(moves) moves") + memory(kbwatchMoved))
+    print(column("  xev -root (floor)") + memory(xevStarted))
+    print("")
+    print(column("wall time of \(stateRuns) runs, xvkbd shown") + "  median          p90")
     print(
-        "configure request -> stdout line   p50 \(String(format: "%.2f", percentile(latencies, 0.5))) ms, p99 \(String(format: "%.2f", percentile(latencies, 0.99))) ms (n=\(latencies.count))"
-    )
-    print("resident memory after 500 moves    \(after.residentKiB) KiB")
-}
-
-/// The keyboard's client window, found by its class as the backend finds it.
-func keyboardWindow(_ session: X11Session) throws -> UInt {
-    let output = try session.run("xdotool", ["search", "--class", "XVkbd"])
-    guard let id = output.split(separator: "\n").compactMap({ UInt($0) }).first else {
-        throw TestFailure("no xvkbd window found")
+        column("  kbwatch --state --backend x11") + millisecondsText(state.p50) + "  " + millisecondsText(state.p90)
+            + "   (target: median <= 20 ms; exit \(statuses.sorted()))")
+    print(
+        column("  xwininfo -root -children (floor)") + millisecondsText(floor.p50) + "  " + millisecondsText(floor.p90))
+    if latency.missed + xevLatency.missed > 0 {
+        print("\nmissed: \(latency.missed + xevLatency.missed) moves had no line or no ConfigureNotify within 5 s")
     }
-    return id
 }
 
 do {

@@ -6,6 +6,8 @@ import Synchronization
 
 /// The floor to compare with: a bare libwayland layer-shell probe on its own connection and
 /// thread that only timestamps configures whose size changed (no origin query, no tracker).
+/// After each such configure it also makes one round trip (wl_display_sync) and stamps its
+/// answer: the floor for a backend that asks the compositor one more thing before it can tell.
 final class BareProbe: @unchecked Sendable {
     private let display: OpaquePointer
     private var compositor: OpaquePointer?
@@ -13,6 +15,8 @@ final class BareProbe: @unchecked Sendable {
     private var lastHeight: UInt32 = 0
     /// Monotonic times and heights of the size changes seen.
     let changes = Mutex<[(time: Double, height: UInt32)]>([])
+    /// Monotonic times at which the round trip after each size change came back, in order.
+    let roundTrips = Mutex<[Double]>([])
 
     init(socket: String) throws {
         guard let display = wl_display_connect(socket) else {
@@ -36,7 +40,10 @@ final class BareProbe: @unchecked Sendable {
     /// Dispatches on a thread of its own until the compositor goes away.
     func run() {
         let box = self
-        Thread.detachNewThread { while wl_display_dispatch(box.display) >= 0 {} }
+        Thread.detachNewThread {
+            Thread.current.name = "bare-probe"
+            while wl_display_dispatch(box.display) >= 0 {}
+        }
     }
 
     fileprivate func global(_ registry: OpaquePointer, _ name: UInt32, _ interface: String, _ version: UInt32) {
@@ -53,6 +60,15 @@ final class BareProbe: @unchecked Sendable {
         guard height != lastHeight else { return }
         lastHeight = height
         changes.withLock { $0.append((now, height)) }
+        let callback = wl_display_sync(display)
+        wl_callback_add_listener(callback, bareSyncListener, Unmanaged.passUnretained(self).toOpaque())
+        wl_display_flush(display)
+    }
+
+    fileprivate func synced(_ callback: OpaquePointer) {
+        let now = MonotonicClock.now()
+        wl_callback_destroy(callback)
+        roundTrips.withLock { $0.append(now) }
     }
 }
 
@@ -68,6 +84,12 @@ nonisolated(unsafe) private let bareRegistryListener: UnsafeMutablePointer<wl_re
                 bare(data).global(registry!, name, String(cString: interface!), version)
             },
             global_remove: { _, _, _ in }))
+    return pointer
+}()
+
+nonisolated(unsafe) private let bareSyncListener: UnsafeMutablePointer<wl_callback_listener> = {
+    let pointer = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+    pointer.initialize(to: wl_callback_listener(done: { data, callback, _ in bare(data).synced(callback!) }))
     return pointer
 }()
 

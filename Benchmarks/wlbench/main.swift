@@ -4,51 +4,39 @@ import Synchronization
 import TestSupport
 import WaylandAdapter
 
-// Show and hide latency of the wayland backend, from wvkbd's signal to the KeyboardManager's willShow /
-// willHide callback, next to a bare libwayland probe's configure in the same run; then idle CPU.
+// wlbench: show and hide latency on headless sway with wvkbd, from wvkbd's signal to
+// - a bare libwayland layer-shell probe's configure (the floor, BareProbe.swift),
+// - the in-process KeyboardManager's willShow / willHide callback (delivery .immediate),
+// - the kbwatch process's line on its stdout (`--backend wayland --format '%e'`), read on a
+//   dedicated thread,
+// all for the same signals in one run; then kbwatch's memory, and idle ticks and context
+// switches over 10 s with wvkbd shown (kbwatch's threads, the manager's loop thread, the probe's).
+// Then the rounds are repeated with kbwatch alone beside the probe, and with the manager alone:
+// on a show each backend makes a popup round trip, which may queue behind the other's.
 // Runs headless sway as an unprivileged user, so it must run as root (as CI does).
+//
+// Usage: wlbench [ROUNDS] (default 30); WLBENCH_IDLE_SECONDS (default 10).
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 30
-let idleSeconds = 10.0
-
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let sorted = values.sorted()
-    let rank = Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1
-    return sorted[max(0, min(sorted.count - 1, rank))]
-}
-
-func ms(_ seconds: Double) -> String { String(format: "%7.2f ms", seconds * 1000) }
-
-/// CPU time (ns) and context switches of the thread named `name`, from /proc.
-func threadUsage(named name: String) -> (cpu: UInt64, switches: UInt64)? {
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    for task in tasks {
-        let comm = (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)) ?? ""
-        guard name.hasPrefix(comm.trimmingCharacters(in: .whitespacesAndNewlines)), !comm.isEmpty else { continue }
-        let sched = (try? String(contentsOfFile: "/proc/self/task/\(task)/schedstat", encoding: .utf8)) ?? ""
-        let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
-        let cpu = UInt64(sched.split(separator: " ").first ?? "0") ?? 0
-        let switches = status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
-            .compactMap { UInt64($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
-        return (cpu, switches)
-    }
-    return nil
-}
+let idleSeconds = Int(ProcessInfo.processInfo.environment["WLBENCH_IDLE_SECONDS"] ?? "") ?? 10
 
 func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) throws {
     if !Wait.until(timeout: timeout, interval: 0.001, condition) { throw BenchError("timed out waiting for \(what)") }
 }
 
+func column(_ text: String, _ width: Int = 44) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+
 func main() throws {
+    guard try Programs.ready(["sway", "wvkbd-mobintl", "setpriv"]) else { exit(2) }
     let sway = try HeadlessSway()
     defer { sway.stop() }
     let backend = WaylandBackend(display: sway.socket)
     let manager = KeyboardManager(backend: backend)
     // Each will event with the monotonic time at which the manager's callback ran.
-    let wills = Mutex<[(event: KeyboardEvent, time: Double)]>([])
+    let wills = WillLog()
     let subscription = manager.onEvent(delivery: .immediate) { update in
         let now = MonotonicClock.now()
-        if update.event.isWill { wills.withLock { $0.append((update.event, now)) } }
+        if update.event.isWill { wills.entries.withLock { $0.append((update.event, now)) } }
     }
     try manager.start()
     defer {
@@ -59,71 +47,67 @@ func main() throws {
     try wait("the probe's first usable area") { backend.outputs.first?.usableArea == full }
     let bareProbe = try BareProbe(socket: sway.socket)
     bareProbe.run()
+    let kbwatch = try Kbwatch.watch(
+        ["--backend", "wayland", "--format", "%e"], environment: sway.clientEnvironment)
+    defer { kbwatch.stop() }
+    try wait("kbwatch's loop thread", timeout: 10) {
+        (ProcessUsage.sample(pid: kbwatch.pid, thread: "kbd-loop")?.threads ?? 0) > 0
+    }
+    // Its first roundtrips (outputs, the probe's first configure) are done well within this.
+    Thread.sleep(forTimeInterval: 1)
 
     let keyboard = try ChildProcess(
         "wvkbd-mobintl", ["--hidden"], environment: sway.clientEnvironment,
         directory: sway.runtime.path)
     defer { keyboard.stop() }
     try wait("wvkbd to handle SIGUSR1 and SIGUSR2") { keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) }
+    let kbwatchStarted = ProcessUsage.sample(pid: kbwatch.pid)
 
-    var bare: [KeyboardEvent: [Double]] = [:]
-    var backendLatency: [KeyboardEvent: [Double]] = [:]
-    for _ in 0..<rounds {
-        for (signal, event) in [(SIGUSR2, KeyboardEvent.willShow), (SIGUSR1, .willHide)] {
-            let willsBefore = wills.withLock { $0.count }
-            let changesBefore = bareProbe.changes.withLock { $0.count }
-            let start = MonotonicClock.now()
-            keyboard.signal(signal)
-            try wait("\(event) after signal \(signal)") {
-                wills.withLock { $0.count } > willsBefore
-                    && bareProbe.changes.withLock { $0.count } > changesBefore
-            }
-            let will = wills.withLock { $0[willsBefore] }
-            guard will.event == event else { throw BenchError("expected \(event), got \(will.event)") }
-            backendLatency[event, default: []].append(will.time - start)
-            bare[event, default: []].append(bareProbe.changes.withLock { $0[changesBefore].time } - start)
-            Thread.sleep(forTimeInterval: 0.1)
-        }
-    }
+    let together = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: wills).run(rounds)
+    let kbwatchAfterRounds = ProcessUsage.sample(pid: kbwatch.pid)
 
-    // Idle: nothing changes on screen; the backend thread should sleep in poll throughout.
+    // Idle with wvkbd shown: nothing changes on screen; every loop should sleep in poll throughout.
+    keyboard.signal(SIGUSR2)
+    _ = kbwatch.lines.first(from: kbwatch.lines.count, timeout: 5) { $0 == "didShow" }
     Thread.sleep(forTimeInterval: 0.5)
-    let threadBefore = threadUsage(named: "kbd-wayland")
-    var usageBefore = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usageBefore)
-    Thread.sleep(forTimeInterval: idleSeconds)
-    let threadAfter = threadUsage(named: "kbd-wayland")
-    var usageAfter = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usageAfter)
-    func micros(_ t: timeval) -> Int { t.tv_sec * 1_000_000 + Int(t.tv_usec) }
-    let processCPU =
-        micros(usageAfter.ru_utime) + micros(usageAfter.ru_stime)
-        - micros(usageBefore.ru_utime) - micros(usageBefore.ru_stime)
+    let before = IdleUsage.sample(kbwatch: kbwatch.pid)
+    Thread.sleep(forTimeInterval: Double(idleSeconds))
+    let idle = IdleUsage.sample(kbwatch: kbwatch.pid).since(before)
+
+    // Then each alone beside the probe, so that neither's popup round trip on a show queues at
+    // the compositor behind the other's: kbwatch (the manager stopped), then the manager (kbwatch
+    // ended).
+    manager.stop()
+    keyboard.signal(SIGUSR1)
+    _ = kbwatch.lines.first(from: kbwatch.lines.count, timeout: 5) { $0 == "didHide" }
+    Thread.sleep(forTimeInterval: 0.5)
+    let kbwatchAlone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: nil).run(rounds)
+    kbwatch.stop()
+    try manager.start()
+    try wait("the restarted manager's probe") { backend.outputs.first?.usableArea == full }
+    Thread.sleep(forTimeInterval: 0.5)
+    let managerAlone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: nil, wills: wills).run(rounds)
 
     print("wlbench: headless sway 1280x800, wvkbd-mobintl, \(rounds) shows and \(rounds) hides")
-    print("from the signal to ...                     show p50    show p99    hide p50    hide p99")
-    for (label, series) in [
-        ("bare libwayland probe: configure     ", bare),
-        ("KeyboardManager willShow/willHide    ", backendLatency),
-    ] {
-        let show = series[.willShow] ?? []
-        let hide = series[.willHide] ?? []
-        print(
-            "\(label)  \(ms(percentile(show, 50)))  \(ms(percentile(show, 99)))  "
-                + "\(ms(percentile(hide, 50)))  \(ms(percentile(hide, 99)))")
-    }
-    if let before = threadBefore, let after = threadAfter {
-        print(
-            "idle \(Int(idleSeconds)) s, backend thread: \(after.cpu - before.cpu) ns CPU, "
-                + "\(after.switches - before.switches) context switches")
-    } else {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).map {
-            ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "?")
-                .trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        print("idle \(Int(idleSeconds)) s, backend thread: not found among \(names)")
-    }
-    print("idle \(Int(idleSeconds)) s, whole process (bare probe, waits): \(processCPU) us CPU")
+    print("kbwatch: \(Kbwatch.path)")
+    print("")
+    together.print("the manager, kbwatch and the probe, same signals")
+    print("")
+    kbwatchAlone.print("then the manager stopped: kbwatch and the probe, same signals")
+    print("")
+    managerAlone.print("then kbwatch ended, the manager restarted: the manager and the probe, same signals")
+    print("  (targets for kbwatch: show p50 <= 1.30x, hide p50 <= 1.20x the floor)")
+    print("")
+    print("resident memory of kbwatch on Wayland (VmRSS)")
+    print(column("  after start-up") + (kbwatchStarted.map { mebibytesText(kibibytes: $0.residentKiB) } ?? "gone"))
+    print(
+        column("  after \(rounds) shows and hides")
+            + (kbwatchAfterRounds.map { mebibytesText(kibibytes: $0.residentKiB) } ?? "gone"))
+    print("")
+    print("idle \(idleSeconds) s with wvkbd shown (target for kbwatch: 0 ticks, 0 switches)")
+    print(column("  kbwatch (all threads)") + idle.kbwatch.cpuDescription)
+    print(column("  KeyboardManager loop thread (kbd-loop)") + idle.loop.cpuDescription)
+    print(column("  bare probe's thread (floor)") + idle.probe.cpuDescription)
 }
 
 do {

@@ -64,6 +64,11 @@ public enum Kbwatch {
             stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
     }
 
+    /// Starts kbwatch in the background, its stdout stamped line by line as read (see ``WatchedProcess``).
+    public static func watch(_ arguments: [String], environment: [String: String?] = [:]) throws -> WatchedProcess {
+        try WatchedProcess(path, arguments, environment: environment)
+    }
+
     /// Starts kbwatch in the background; its output accumulates in a log (see `ChildProcess`).
     public static func start(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess {
         try ChildProcess(path, arguments, environment: environment)

@@ -1,0 +1,55 @@
+import Foundation
+import Glibc
+
+/// A program that keeps running in the background (kbwatch watching, or a C client that prints
+/// what it sees), its stdout read line by line on a dedicated thread (see ``StampedLines``) and
+/// its stderr in a log. Ended by its pid when stopped or released.
+public final class WatchedProcess: @unchecked Sendable {
+    /// The process id, for /proc figures.
+    public let pid: Int32
+    /// Its standard output, stamped as read.
+    public let lines: StampedLines
+    /// Where its standard error goes.
+    public let errorLogPath: String
+    private let process: Process
+    private let output: Pipe
+
+    /// Starts `program` (a path, or a name looked up in PATH) with `arguments` and the
+    /// environment changed by `environment` (nil removes a variable).
+    public init(_ program: String, _ arguments: [String], environment: [String: String?] = [:]) throws {
+        guard let path = Programs.find(program) else { throw TestFailure("program not found: \(program)") }
+        process = Programs.process(path, arguments, environment: environment)
+        output = Pipe()
+        let name = (program as NSString).lastPathComponent
+        errorLogPath = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8)).log"
+        _ = FileManager.default.createFile(atPath: errorLogPath, contents: nil)
+        process.standardOutput = output
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLogPath))
+        process.standardInput = FileHandle.nullDevice
+        try Programs.start(process)
+        pid = process.processIdentifier
+        // Only the child may hold the write end, so that its exit ends the reading thread.
+        try? output.fileHandleForWriting.close()
+        lines = StampedLines(descriptor: output.fileHandleForReading.fileDescriptor)
+    }
+
+    /// What the program wrote to standard error.
+    public var errors: String { (try? String(contentsOfFile: errorLogPath, encoding: .utf8)) ?? "" }
+
+    /// True while the process runs.
+    public var isRunning: Bool { process.isRunning }
+
+    /// Ends the program (SIGTERM, then SIGKILL after `grace` seconds) and waits for its output to end.
+    public func stop(grace: Double = 2) {
+        guard process.isRunning else { return }
+        kill(pid, SIGTERM)
+        if !Wait.until(timeout: grace, { !process.isRunning }) { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        _ = lines.waitForEnd(timeout: 2)
+    }
+
+    deinit {
+        stop(grace: 0.5)
+        try? FileManager.default.removeItem(atPath: errorLogPath)
+    }
+}

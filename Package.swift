@@ -98,6 +98,10 @@ let package = Package(
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 
+        // Replay time against the number of keyboards visible at once (linear, not quadratic).
+        .executableTarget(
+            name: "replaybench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/replaybench"),
+
         // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.
         .executableTarget(
             name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],

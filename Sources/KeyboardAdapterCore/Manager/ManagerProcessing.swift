@@ -1,0 +1,153 @@
+import Dispatch
+import Synchronization
+
+/// What the manager does on its loop's thread: observations into events, events routed to every
+/// listener in its delivery.
+extension KeyboardManager {
+
+    func ingest(_ observation: KeyboardObservation, session: ManagerSession) {
+        let calls = state.withLock { state -> PreparedCalls in
+            guard state.session === session else { return PreparedCalls() }
+            return route(state.tracker.ingest(observation), in: &state)
+        }
+        deliver(calls, session: session)
+    }
+
+    func settle(to time: Double, session: ManagerSession) {
+        let calls = state.withLock { state -> PreparedCalls in
+            guard state.session === session else { return PreparedCalls() }
+            return route(state.tracker.advance(to: time), in: &state)
+        }
+        deliver(calls, session: session)
+    }
+
+    func nextDeadline(session: ManagerSession) -> Double? {
+        state.withLock { $0.session === session ? $0.tracker.nextDeadline : nil }
+    }
+
+    func finish(failure: BackendFailure?, session: ManagerSession) {
+        let result = state.withLock { state -> (PreparedCalls, [AsyncStream<KeyboardSnapshot>.Continuation])? in
+            guard state.session === session else { return nil }
+            var emissions = state.tracker.advance(to: .infinity)
+            if let failure, failure.kind != .malformedInput {
+                emissions += state.tracker.hideAll(at: session.loop.clock.now())
+            }
+            var calls = route(emissions, in: &state)
+            state.subscribers.routeStop(failure, into: &calls)
+            if delegateBox.withLock({ $0.delegate != nil }) {
+                calls.mainActor.append(
+                    .init(subscriber: nil, body: { self.delegate?.keyboardManager(self, didStopWith: failure) }))
+            }
+            return (calls, state.reset())
+        }
+        guard let (calls, streams) = result else { return }
+        // The backend and the loop end before anyone hears of it, so that a callback may start
+        // the manager again.
+        session.end(backend: backend)
+        streams.forEach { $0.finish() }
+        deliver(calls)
+    }
+
+    /// Turns emissions into calls for every listener, updating the per-event visible state.
+    private func route(_ emissions: [TrackerEmission], in state: inout State) -> PreparedCalls {
+        var calls = PreparedCalls()
+        guard !emissions.isEmpty else { return calls }
+        let hasDelegate = delegateBox.withLock { $0.delegate != nil }
+        for emission in emissions {
+            switch emission {
+            case .update(let update):
+                if update.isVisible && update.event != .willHide {
+                    state.visible[update.keyboard.id] = update.state
+                } else {
+                    state.visible.removeValue(forKey: update.keyboard.id)
+                }
+            case .layoutChanged(let keyboard):
+                state.visible[keyboard.keyboard.id] = keyboard
+            case .progress:
+                break
+            }
+            state.subscribers.route(emission, paused: state.paused, into: &calls)
+            for id in state.subscribers.progressStreams.keys {
+                guard state.subscribers.progressStreams[id]!.pairing.admits(emission, paused: state.paused) else {
+                    continue
+                }
+                if case .progress(let progress) = emission {
+                    state.subscribers.progressStreams[id]!.continuation.yield(progress)
+                }
+            }
+            if !state.subscribers.streams.isEmpty, !emission.isProgress {
+                let keyboards = state.sortedVisible
+                for id in state.subscribers.streams.keys {
+                    guard state.subscribers.streams[id]!.pairing.admits(emission, paused: state.paused) else {
+                        continue
+                    }
+                    let snapshot: KeyboardSnapshot
+                    switch emission {
+                    case .update(let update): snapshot = KeyboardSnapshot(keyboards: keyboards, update: update)
+                    case .layoutChanged(let keyboard):
+                        snapshot = KeyboardSnapshot(keyboards: keyboards, layoutChange: keyboard)
+                    case .progress: continue
+                    }
+                    state.subscribers.streams[id]!.continuation.yield(snapshot)
+                }
+            }
+            if hasDelegate, state.subscribers.delegatePairing.admits(emission, paused: state.paused) {
+                calls.mainActor.append(.init(subscriber: nil, body: { self.callDelegate(emission) }))
+            }
+        }
+        return calls
+    }
+
+    /// Makes the calls: immediate ones now, in order, each checked against a cancel made by an
+    /// earlier one; the rest handed to their queue, the main queue or the descriptor. With a
+    /// session, a stop made by an immediate callback drops the rest of the batch (a stop forgets
+    /// keyboards without events).
+    private func deliver(_ calls: PreparedCalls, session: ManagerSession? = nil) {
+        guard !calls.isEmpty else { return }
+        let current = { session.map { session in self.state.withLock { $0.session === session } } ?? true }
+        for call in calls.immediate where isSubscribed(call.subscriber) {
+            guard current() else { return }
+            call.body()
+        }
+        guard current() else { return }
+        for (queue, batch) in calls.queued {
+            backlog.queued(.queue, count: batch.count)
+            queue.async {
+                self.backlog.drained(.queue, count: batch.count)
+                for call in batch where self.isSubscribed(call.subscriber) { call.body() }
+            }
+        }
+        if !calls.mainActor.isEmpty {
+            let batch = calls.mainActor
+            backlog.queued(.mainActor, count: batch.count)
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    self.backlog.drained(.mainActor, count: batch.count)
+                    for call in batch where self.isSubscribed(call.subscriber) { call.body() }
+                }
+            }
+        }
+        if !calls.descriptor.isEmpty {
+            backlog.queued(.descriptor, count: calls.descriptor.count)
+            held.append(calls.descriptor)
+        }
+    }
+
+    @MainActor
+    private func callDelegate(_ emission: TrackerEmission) {
+        guard let delegate else { return }
+        switch emission {
+        case .update(let update): delegate.dispatch(update, from: self)
+        case .layoutChanged(let keyboard): delegate.keyboardManager(self, didChangeLayout: keyboard)
+        case .progress(let progress): delegate.keyboardManager(self, didProgress: progress)
+        }
+    }
+}
+
+extension TrackerEmission {
+    /// True for an intermediate frame.
+    var isProgress: Bool {
+        if case .progress = self { return true }
+        return false
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A program a test started: ended by its pid when the test is done, also when it fails.
 public final class ChildProcess: @unchecked Sendable {
@@ -164,13 +165,24 @@ public enum Programs {
         return missing
     }
 
-    /// Whether every program in `names` is there. Outside CI a missing one makes the caller skip:
-    /// this prints which are missing and returns false. Under CI it throws.
+    /// Whether every program in `names` is there. Outside CI a missing one skips the running test
+    /// with the reason (Swift Testing reports it as skipped, not passed); under CI it is a failure.
+    /// Returns true when the test can go on.
     public static func ready(_ names: [String]) throws -> Bool {
         let missing = try missing(names)
-        if !missing.isEmpty { print("skipped: missing \(missing.joined(separator: ", "))") }
-        return missing.isEmpty
+        if !missing.isEmpty { try skip("missing \(missing.joined(separator: ", "))") }
+        return true
     }
+
+    /// Skips the running test with `reason`, outside CI; under CI, where everything must run,
+    /// it is a failure.
+    public static func skip(_ reason: String) throws {
+        if underCI { throw TestFailure("cannot run under CI: \(reason)") }
+        try Test.cancel("skipped: \(reason)")
+    }
+
+    /// True when the tests run as root; some need it (Xorg with the dummy driver, a second user).
+    public static var isRoot: Bool { getuid() == 0 }
 
     /// The processes whose environment has `XDG_RUNTIME_DIR=directory`: everything a test's
     /// compositor started, even what outlived it and was handed to init.

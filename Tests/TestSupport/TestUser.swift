@@ -2,16 +2,22 @@ import Foundation
 import Synchronization
 
 /// The unprivileged user that runs compositors in tests: sway refuses to run as root, and tests
-/// run as root here and in CI. Created with `useradd` when missing.
+/// run as root in CI. Created with `useradd` when missing. A contributor running the tests as an
+/// ordinary user runs the compositors as that same user.
 public enum TestUser {
     /// The account's name.
     public static let name = "kbadapter-test"
 
     private static let lock = Mutex<(uid: uid_t, gid: gid_t)?>(nil)
 
-    /// The user's uid and gid, creating the account first when it does not exist.
+    /// True when compositors run as another user than the tests (the tests run as root).
+    public static var isSeparate: Bool { getuid() == 0 }
+
+    /// The user's uid and gid, creating the account first when it does not exist; the current
+    /// user's when the tests do not run as root.
     public static func ensure() throws -> (uid: uid_t, gid: gid_t) {
-        try lock.withLock { known in
+        guard isSeparate else { return (getuid(), getgid()) }
+        return try lock.withLock { known in
             if let known { return known }
             if lookup() == nil {
                 guard getuid() == 0 else {
@@ -25,6 +31,14 @@ public enum TestUser {
             known = lookup()
             return known!
         }
+    }
+
+    /// The program and arguments that run `command` (its first element the program) as `user`:
+    /// through `setpriv`, which execs in place so the pid held is the command's own, when the tests
+    /// run as root; as it is otherwise.
+    public static func command(_ command: [String], as user: (uid: uid_t, gid: gid_t)) -> (String, [String]) {
+        guard isSeparate else { return (command[0], Array(command.dropFirst())) }
+        return ("setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--"] + command)
     }
 
     private static func lookup() -> (uid: uid_t, gid: gid_t)? {

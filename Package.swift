@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
         .library(name: "X11Adapter", targets: ["X11Adapter"]),
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
+        .library(name: "KeyboardServices", targets: ["KeyboardServices"]),
         .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
         .executable(name: "kbwatch", targets: ["kbwatch"]),
         .executable(name: "kbdemo", targets: ["kbdemo"]),
@@ -38,6 +39,15 @@ let package = Package(
             name: "CXkbX11",
             linkerSettings: [.linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon"), .linkedLibrary("X11-xcb")]),
 
+        // sd-bus (libsystemd) for the keyboards' own D-Bus services, with a small C shim for what
+        // Swift cannot express (no-auto-start calls, error replies, SD_BUS_ERROR_NULL).
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CSystemdBus", dependencies: ["CSystemd"]),
+        // Keyboard services (onboard, squeekboard) on the session bus: plugins beside the backends.
+        .target(name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
+
         // Display-server backends, one plugin each.
         .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11"]),
         .target(
@@ -45,7 +55,9 @@ let package = Package(
             dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
 
         // Umbrella: the core plus every backend, registered.
-        .target(name: "KeyboardAdapter", dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter"]),
+        .target(
+            name: "KeyboardAdapter",
+            dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter", "KeyboardServices"]),
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
@@ -95,6 +107,9 @@ let package = Package(
         // The delivery modes in real processes: a poll() loop, dispatchMain(), and the mistake.
         .executableTarget(name: "kbdelivery", dependencies: ["KeyboardAdapterCore"], path: "Examples/kbdelivery"),
         .testTarget(name: "DeliveryTests", dependencies: ["kbdelivery", "TestSupport"]),
+        .testTarget(
+            name: "KeyboardServicesTests",
+            dependencies: ["KeyboardServices", "X11Adapter", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 

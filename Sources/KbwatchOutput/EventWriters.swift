@@ -17,8 +17,18 @@ public protocol EventWriter: Sendable {
     func line(forLayoutChange state: KeyboardState, at date: Date) -> String?
     /// The lines for `--state`.
     func lines(forState keyboards: [KeyboardState]) -> [String]
+    /// The lines for `--state` with what the keyboard services say.
+    func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String]
     /// The line for an intermediate frame of a transition (`--progress`).
     func line(forProgress progress: KeyboardProgress) -> String
+}
+
+extension EventWriter {
+    /// The keyboards, then one line per keyboard service that runs: `service onboard: running, visible, pid 4242`.
+    public func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
+        lines(forState: keyboards)
+            + services.filter { $0.state.isRunning }.map { "service \(TerminalText.escape($0.name)): \($0.state)" }
+    }
 }
 
 /// One line per event for people: time, event, keyboard, frame, docked, local, output.
@@ -143,26 +153,59 @@ public struct JSONWriter: EventWriter {
 
     /// One object: `{"schema":1,"visible":…,"keyboards":[…]}`.
     public func lines(forState keyboards: [KeyboardState]) -> [String] {
+        lines(forState: keyboards, services: nil)
+    }
+
+    /// One object: `{"schema":1,"visible":…,"keyboards":[…],"services":[…]}`, each service with
+    /// `name`, `address`, `status` (`unknown`, `noBus`, `notRunning`, `running`), `visible` and
+    /// `pid` (null when unknown) and `problem` (null when none).
+    public func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
+        lines(forState: keyboards, services: Optional(services))
+    }
+
+    private func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]?) -> [String] {
+        var fields = stateFields(keyboards)
+        if let services { fields.append(("services", .array(services.map(Self.json)))) }
+        return [JSONValue.object(fields).rendered]
+    }
+
+    private static func json(_ service: KeyboardServiceReport) -> JSONValue {
+        let status: String
+        var problem = service.state.problem
+        switch service.state.status {
+        case .unknown: status = "unknown"
+        case .busUnavailable(let reason):
+            status = "noBus"
+            problem = problem ?? reason
+        case .notRunning: status = "notRunning"
+        case .running: status = "running"
+        }
+        return .object([
+            ("name", .string(service.name)), ("address", .string(service.address)), ("status", .string(status)),
+            ("visible", .optional(service.state.isVisible, JSONValue.bool)),
+            ("pid", .optional(service.state.pid) { .int(Int($0)) }), ("problem", .optional(problem, JSONValue.string)),
+        ])
+    }
+
+    private func stateFields(_ keyboards: [KeyboardState]) -> [(String, JSONValue)] {
         [
-            JSONValue.object([
-                ("schema", .int(Self.schema)),
-                ("visible", .bool(!keyboards.isEmpty)),
-                (
-                    "keyboards",
-                    .array(
-                        keyboards.map { state in
-                            .object([
-                                ("keyboard", state.keyboard.json),
-                                ("output", .optional(state.output, \.json)),
-                                ("frame", state.hasKnownFrame ? state.frame.json : .null),
-                                ("docked", .bool(state.isDocked)),
-                                ("local", .optional(state.isLocal, JSONValue.bool)),
-                                ("layout", .optional(state.layout, \.json)),
-                                ("geometry", .string(state.geometry.rawValue)),
-                            ])
-                        })
-                ),
-            ]).rendered
+            ("schema", .int(Self.schema)),
+            ("visible", .bool(!keyboards.isEmpty)),
+            (
+                "keyboards",
+                .array(
+                    keyboards.map { state in
+                        .object([
+                            ("keyboard", state.keyboard.json),
+                            ("output", .optional(state.output, \.json)),
+                            ("frame", state.hasKnownFrame ? state.frame.json : .null),
+                            ("docked", .bool(state.isDocked)),
+                            ("local", .optional(state.isLocal, JSONValue.bool)),
+                            ("layout", .optional(state.layout, \.json)),
+                            ("geometry", .string(state.geometry.rawValue)),
+                        ])
+                    })
+            ),
         ]
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import KeyboardServices
 import WaylandAdapter
 import X11Adapter
 
@@ -12,10 +13,15 @@ import X11Adapter
 /// The display-server backends this package ships, and their registration (like swift-log's
 /// `LoggingSystem.bootstrap`, but additive and idempotent).
 public enum KeyboardAdapterBackends {
-    /// Every shipped backend's registration.
+    /// Every shipped backend's registration. The x11 backend is joined with onboard's service.
     public static var registrations: [BackendRegistry.Registration] {
-        [X11Backend.registration, WaylandBackend.registration]
+        [x11, WaylandBackend.registration]
     }
+
+    /// x11 with onboard's D-Bus service: onboard's own Show and Hide, its pid from the bus.
+    public static let x11 = BackendRegistry.Registration(
+        name: X11Backend.registration.name, hint: X11Backend.registration.hint,
+        make: { X11Backend(services: [DBusKeyboardService.onboard()]) })
 
     /// Registers every shipped backend in `registry`; calling it again changes nothing.
     public static func register(in registry: BackendRegistry = .shared) {

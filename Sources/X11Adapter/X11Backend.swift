@@ -25,36 +25,46 @@ public final class X11Backend: KeyboardBackend {
     public let name = "x11"
     /// Frames, floating and docked keyboards, input-method panels, the output, the layout, and
     /// whether a keyboard came up for this app (judged by the focused window when it shows).
-    public let capabilities: BackendCapabilities = [
-        .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .reportsLayout,
-        .reportsInputMethodPanels, .hidesKeyboards,
-    ]
+    /// With keyboard services, it can also show keyboards (while a service runs).
+    public var capabilities: BackendCapabilities {
+        var capabilities: BackendCapabilities = [
+            .reportsFrames, .reportsFloating, .reportsDocking, .reportsOutputs, .reportsOwnership, .reportsLayout,
+            .reportsInputMethodPanels, .hidesKeyboards,
+        ]
+        if !services.isEmpty { capabilities.insert(.showsKeyboards) }
+        return capabilities
+    }
     /// The display this backend connects to; nil means `$DISPLAY`.
     public let displayName: String?
     /// The rules keyboards are recognised by.
     public let rules: KeyboardRules
     /// What was wrong with the user's rules file, if anything (it is then ignored).
     public let rulesProblem: String?
+    /// The keyboards' own services (onboard's), started and stopped with the backend: they name
+    /// keyboards, give their pid, and take show and hide requests.
+    public let services: [any KeyboardService]
 
     /// The connection of the current start; used on the loop's thread only.
     private let running = Mutex<X11Connection?>(nil)
     private let app = AppIdentityBox()
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
-    /// rules file and `extraRules` (tried first).
+    /// rules file and `extraRules` (tried first), joined with `services`.
     public init(
         displayName: String? = nil, extraRules: [KeyboardRule] = [],
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessInfo.processInfo.environment, services: [any KeyboardService] = []
     ) {
         self.displayName = displayName
+        self.services = services
         let loaded = KeyboardRules.load(environment: environment)
         rules = loaded.rules.adding(extraRules)
         rulesProblem = loaded.problem
     }
 
-    /// Creates a backend with exactly the given rules (no rules file).
-    public init(displayName: String?, rules: KeyboardRules) {
+    /// Creates a backend with exactly the given rules (no rules file), joined with `services`.
+    public init(displayName: String?, rules: KeyboardRules, services: [any KeyboardService] = []) {
         self.displayName = displayName
+        self.services = services
         self.rules = rules
         rulesProblem = nil
     }
@@ -102,6 +112,39 @@ public final class X11Backend: KeyboardBackend {
         guard display.requestIconify(window) else { throw .failed("the iconify request for \(keyboard.id) failed") }
     }
 
+    /// Asks a keyboard to show through the first keyboard service that runs; without one it is
+    /// unsupported, with the reason.
+    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        guard let service = services.first(where: { $0.state.isRunning }) else {
+            return completion(.failure(.unsupported(showUnsupportedReason())))
+        }
+        service.requestVisible(true, completion: completion)
+    }
+
+    /// Asks `keyboards` to hide: each through its own service when that runs (onboard's `Hide`,
+    /// which slides a docked keyboard out properly), the others through the window manager. With
+    /// no keyboard visible, the running services are asked.
+    public func requestHide(
+        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
+        let running = services.filter { $0.state.isRunning }
+        let serviced =
+            keyboards.isEmpty
+            ? running : running.filter { service in keyboards.contains { $0.name == service.keyboardName } }
+        let others = keyboards.filter { keyboard in !serviced.contains { $0.keyboardName == keyboard.name } }
+        guard !serviced.isEmpty || !others.isEmpty else { return completion(.failure(.notVisible("keyboard"))) }
+        let group = RequestGroup(count: serviced.count + others.count, completion: completion)
+        for service in serviced { service.requestVisible(false, completion: group.finish) }
+        for keyboard in others {
+            do {
+                try requestHide(of: keyboard)
+                group.finish(.success(()))
+            } catch {
+                group.finish(.failure(error))
+            }
+        }
+    }
+
     /// Connects, delivers the keyboards already visible, and adds the connection to `loop`.
     /// Throws a `BackendFailure` when the server cannot be reached. Does nothing once started
     /// (also after the connection broke) until `stop()`.
@@ -114,8 +157,12 @@ public final class X11Backend: KeyboardBackend {
             } catch {
                 throw BackendFailure(backend: name, reason: "\(error)")
             }
+            // The services are asked first, so that the keyboards delivered at start carry what
+            // they say. Their changes need no action here: on X11 the window is the truth.
+            for service in services { service.start(on: loop) { _ in } }
+            let joined = services.isEmpty ? sink : ServiceJoinSink(inner: sink, services: services)
             let connection = X11Connection(
-                display: display, rules: rules, app: app, sink: sink, loop: loop, backendName: name)
+                display: display, rules: rules, app: app, sink: joined, loop: loop, backendName: name)
             connection.tracker.start()
             loop.add(connection)
             running = connection
@@ -125,8 +172,10 @@ public final class X11Backend: KeyboardBackend {
     /// Removes the connection from the loop and closes it. Idempotent.
     public func stop() {
         running.withLock { running in
-            running?.close()
+            guard let connection = running else { return }
+            connection.close()
             running = nil
+            for service in services { service.stop() }
         }
     }
 
@@ -169,7 +218,7 @@ public final class X11Backend: KeyboardBackend {
             lines.append("x11: keyboard \(observation.keyboard.name) \(observation.keyboard.id) at \(frame)\(docked)")
         }
         if seen.isEmpty { lines.append("x11: no keyboard window is visible") }
-        return lines
+        return lines + serviceDiagnosis(keyboards: seen, windowManager: display.windowManagerName)
     }
 }
 

@@ -20,7 +20,10 @@ enum Doctor {
 
     static func report(_ registry: BackendRegistry, environment: [String: String], chosen: String?) -> [String] {
         var lines = ["session:"]
-        for name in ["DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE", BackendRegistry.environmentVariable] {
+        for name in [
+            "DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "DBUS_SESSION_BUS_ADDRESS",
+            BackendRegistry.environmentVariable,
+        ] {
             lines.append("  \(name)=\(environment[name].map(TerminalText.escape) ?? "(unset)")")
         }
         lines.append("backends:")
@@ -40,6 +43,11 @@ enum Doctor {
             let (can, cannot) = describe(backend.capabilities)
             lines.append("    can see: " + (can.isEmpty ? "nothing" : can.joined(separator: ", ")))
             if !cannot.isEmpty { lines.append("    cannot see: " + cannot.joined(separator: ", ")) }
+            let asks = [
+                backend.capabilities.contains(.hidesKeyboards) ? "hide" : nil,
+                backend.capabilities.contains(.showsKeyboards) ? "show (through a keyboard service)" : nil,
+            ].compactMap { $0 }
+            lines.append("    can ask keyboards to: " + (asks.isEmpty ? "nothing" : asks.joined(separator: ", ")))
         }
         do {
             let backend = try registry.select(name: chosen, environment: environment)

@@ -13,6 +13,8 @@ struct Options: Equatable {
         case state
         case listBackends
         case doctor
+        case show
+        case hide
         case help
         case version
     }
@@ -80,6 +82,12 @@ extension Options {
             case "--state":
                 modes.append(flag)
                 options.mode = .state
+            case "--show":
+                modes.append(flag)
+                options.mode = .show
+            case "--hide":
+                modes.append(flag)
+                options.mode = .hide
             case "--pid":
                 let text = try value(flag, inline: inline)
                 guard let pid = Int32(text), pid > 0 else {
@@ -119,6 +127,10 @@ extension Options {
         }
         if modes.count > 1 { throw UsageError("\(modes[0]) and \(modes[1]) cannot be used together") }
         if speedGiven && options.replayPath == nil { throw UsageError("--speed only applies to --replay") }
+        if options.replayPath != nil && (options.mode == .show || options.mode == .hide) {
+            throw UsageError(
+                "--\(options.mode == .show ? "show" : "hide") asks a live keyboard; it cannot be used with --replay")
+        }
         if options.replayPath != nil && options.backend != nil {
             throw UsageError("--replay and --backend cannot be used together")
         }

@@ -28,7 +28,12 @@ enum Usage {
           --pid PID            judge 'local' against this process (repeatable)
           --window ID          judge 'local' against this window, decimal or 0x hex (repeatable)
         Other modes:
-          --state              print the visible keyboards once; exit 1 when none is visible
+          --state              print the visible keyboards once (and the keyboard services
+                               that run); exit 1 when none is visible
+          --show               ask the keyboard to show, through its own service (onboard);
+                               exit 0 once it accepted
+          --hide               ask the visible keyboard to hide: through its service when it
+                               runs, else the window manager; exit 0 once it accepted
           --list-backends      list the backends, available or not and why
           --doctor             explain what this session offers and what kbwatch can see here
           -h, --help           this text
@@ -52,16 +57,20 @@ enum ExitCode: Int32, CaseIterable {
     case backendUnavailable = 4
     case badRecording = 5
     case backendFailed = 6
+    case unsupported = 7
+    case requestFailed = 8
 
     var meaning: String {
         switch self {
         case .success: "success (also after SIGINT or SIGTERM)"
-        case .noKeyboardVisible: "--state: no keyboard is visible"
+        case .noKeyboardVisible: "--state: no keyboard is visible; --hide: none is visible to hide"
         case .badArguments: "bad arguments"
         case .noDisplayServer: "no display server is reachable"
         case .backendUnavailable: "the backend cannot run in this session (the message says why)"
         case .badRecording: "the recording cannot be read or has a malformed line (the message names it)"
         case .backendFailed: "the display server went away while watching (keyboards reported hidden first)"
+        case .unsupported: "--show, --hide: this session cannot do it (the message says why)"
+        case .requestFailed: "--show, --hide: the keyboard refused or did not answer (the message says why)"
         }
     }
 }

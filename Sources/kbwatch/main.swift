@@ -57,7 +57,7 @@ case .listBackends:
 case .doctor:
     Doctor.report(registry, environment: environment, chosen: options.backend).forEach { emit($0) }
     exit(ExitCode.success.rawValue)
-case .watch, .state:
+case .watch, .state, .show, .hide:
     break
 }
 
@@ -104,7 +104,7 @@ manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: op
 // backend come in the order they happened.
 // `--state` prints the state once instead.
 let subscriptions =
-    options.mode == .state
+    options.mode != .watch
     ? []
     : [
         manager.onEvent(delivery: .immediate) { [writer] in emit(writer.line(for: $0)) },
@@ -118,7 +118,7 @@ let subscriptions =
     ]
 
 let progressLines =
-    options.progress && options.mode != .state
+    options.progress && options.mode == .watch
     ? manager.onProgress(delivery: .immediate) { [writer] in emit(writer.line(forProgress: $0)) } : nil
 
 // SIGINT and SIGTERM end the watch cleanly: stop the backend (the lines already produced are
@@ -147,9 +147,26 @@ do {
 
 if options.mode == .state {
     let keyboards = manager.visibleKeyboards
-    writer.lines(forState: keyboards).forEach { emit($0) }
+    writer.lines(forState: keyboards, services: manager.keyboardServices).forEach { emit($0) }
     manager.stop()
     exit(keyboards.isEmpty ? ExitCode.noKeyboardVisible.rawValue : ExitCode.success.rawValue)
+}
+
+if options.mode == .show || options.mode == .hide {
+    // Success means the keyboard (or the window manager) accepted the request; what happens
+    // next is for a watcher to see.
+    do throws(KeyboardControlError) {
+        if options.mode == .show { try manager.showKeyboard() } else { try manager.hideKeyboard() }
+    } catch {
+        manager.stop()
+        switch error {
+        case .notVisible: fail(.noKeyboardVisible, "no keyboard is visible to hide")
+        case .unsupported: fail(.unsupported, error.description)
+        case .failed: fail(.requestFailed, error.description)
+        }
+    }
+    manager.stop()
+    exit(ExitCode.success.rawValue)
 }
 
 var received: Int32 = 0

@@ -138,3 +138,9 @@ struct ReadmeExampleTests {
         withExtendedLifetime((tokens, held, own)) {}
     }
 }
+
+func showingTheKeyboard(manager: KeyboardManager) {
+    manager.showKeyboard { result in
+        if case .failure(let error) = result { print("cannot show the keyboard: \(error)") }
+    }
+}

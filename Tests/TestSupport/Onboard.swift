@@ -26,8 +26,14 @@ public final class Onboard: @unchecked Sendable {
     public static let dockedBottom: [Setting] =
         quiet + [("org.onboard.window", "docking-enabled", "true"), ("org.onboard.window", "docking-edge", "bottom")]
 
-    /// Starts onboard with `settings` applied first.
-    public init(on session: X11Session, settings: [Setting]) throws {
+    /// Starts onboard with `settings` applied first, on a session bus of its own.
+    public convenience init(on session: X11Session, settings: [Setting]) throws {
+        try self.init(on: session, bus: nil, settings: settings)
+    }
+
+    /// Starts onboard with `settings` applied first, on `bus` (which outlives it and may be ended
+    /// while it runs), or on a bus of its own when nil.
+    public init(on session: X11Session, bus: SessionBus?, settings: [Setting]) throws {
         self.session = session
         let tag = UUID().uuidString.prefix(8)
         let busFile = "\(session.directory)/onboard-\(tag).bus"
@@ -40,7 +46,9 @@ public final class Onboard: @unchecked Sendable {
         lines += ["mv '\(busFile).tmp' '\(busFile)'", "echo $$ > '\(pidFile)'", "exec onboard"]
         try (lines.joined(separator: "\n") + "\n").write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
-        let runner = try session.start("dbus-run-session", ["--", script])
+        let runner =
+            try bus.map { try session.start(script, environment: ["DBUS_SESSION_BUS_ADDRESS": $0.address]) }
+            ?? session.start("dbus-run-session", ["--", script])
         self.runner = runner
         var address = ""
         var pid: Int32 = 0
@@ -68,6 +76,22 @@ public final class Onboard: @unchecked Sendable {
                 "--bus=\(busAddress)", "--print-reply", "--dest=org.onboard.Onboard", "/org/onboard/Onboard/Keyboard",
                 "org.onboard.Onboard.Keyboard.\(method)",
             ])
+    }
+
+    /// onboard's `Visible` property, read on its bus (dbus-send never starts onboard for this: it
+    /// runs already); nil when it cannot be read.
+    public func visible() -> Bool? {
+        guard
+            let result = try? Programs.run(
+                "dbus-send",
+                [
+                    "--bus=\(busAddress)", "--print-reply", "--dest=org.onboard.Onboard",
+                    "/org/onboard/Onboard/Keyboard",
+                    "org.freedesktop.DBus.Properties.Get", "string:org.onboard.Onboard.Keyboard", "string:Visible",
+                ]), result.status == 0
+        else { return nil }
+        if result.output.contains("boolean true") { return true }
+        return result.output.contains("boolean false") ? false : nil
     }
 
     /// Changes a setting while onboard runs.

@@ -8,12 +8,28 @@ public final class SessionBus: @unchecked Sendable {
     /// `unix:path=...`, for `DBUS_SESSION_BUS_ADDRESS` and `dbus-send --bus`.
     public let address: String
 
-    /// Starts `dbus-daemon --session` listening in `directory`, and waits for its socket.
-    public init(directory: String, home: String, timeout: Double = 10) throws {
+    /// Starts `dbus-daemon --session` listening in `directory`, and waits for its socket. With
+    /// `serviceDirectory`, the bus activates the services described there (before the standard
+    /// ones), so that a test can tell whether something asked for a service to be started.
+    public init(directory: String, home: String, serviceDirectory: String? = nil, timeout: Double = 10) throws {
         let socket = directory + "/bus"
         address = "unix:path=" + socket
+        var arguments = ["--session", "--address=\(address)", "--nofork"]
+        if let serviceDirectory {
+            let config = directory + "/session-bus.conf"
+            let lines = [
+                "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"",
+                " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">",
+                "<busconfig>", "  <type>session</type>", "  <listen>\(address)</listen>", "  <auth>EXTERNAL</auth>",
+                "  <servicedir>\(serviceDirectory)</servicedir>", "  <standard_session_servicedirs/>",
+                "  <policy context=\"default\">", "    <allow send_destination=\"*\" eavesdrop=\"true\"/>",
+                "    <allow eavesdrop=\"true\"/>", "    <allow own=\"*\"/>", "  </policy>", "</busconfig>",
+            ]
+            try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)
+            arguments = ["--config-file=\(config)", "--nofork"]
+        }
         process = try ChildProcess(
-            "dbus-daemon", ["--session", "--address=\(address)", "--nofork"],
+            "dbus-daemon", arguments,
             environment: ["HOME": home, "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
             directory: directory)
         let daemon = process
@@ -53,8 +69,23 @@ public final class SessionBus: @unchecked Sendable {
         if !owned { throw TestFailure("timed out after \(timeout) s waiting for \(name) on the session bus") }
     }
 
-    /// Ends the daemon by its pid.
-    public func stop() { process.stop() }
+    /// Sets variables of the environment the bus starts (activates) services in.
+    public func setActivationEnvironment(_ variables: [String: String]) throws {
+        let pairs = variables.sorted { $0.key < $1.key }.map { "\($0.key),\($0.value)" }.joined(separator: ",")
+        try call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.UpdateActivationEnvironment",
+            ["dict:string:string:\(pairs)"])
+    }
 
-    deinit { process.stop() }
+    /// True when some client owns `name` now.
+    public func hasOwner(_ name: String) throws -> Bool {
+        try call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", ["string:\(name)"]
+        ).contains("boolean true")
+    }
+
+    /// Ends the daemon by its pid, and what it started (activated services) after it.
+    public func stop() { process.stopWithDescendants() }
+
+    deinit { process.stopWithDescendants() }
 }

@@ -53,6 +53,9 @@ public struct BackendCapabilities: OptionSet, Sendable, Hashable {
     public static let reportsInputMethodPanels = BackendCapabilities(rawValue: 1 << 6)
     /// Can ask a visible keyboard to hide (`KeyboardManager.hideKeyboard()`).
     public static let hidesKeyboards = BackendCapabilities(rawValue: 1 << 8)
+    /// Can ask a keyboard to show (`KeyboardManager.showKeyboard()`) when the keyboard's own
+    /// service runs: nothing else can bring back a keyboard that withdrew its window.
+    public static let showsKeyboards = BackendCapabilities(rawValue: 1 << 9)
     /// Plays observations on a clock of its own (replay): the events do not depend on how fast
     /// they are played.
     public static let drivesClock = BackendCapabilities(rawValue: 1 << 7)
@@ -128,6 +131,18 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     /// `hideKeyboard`). The hide is then observed like any other. Throws when the backend cannot.
     /// Any thread.
     func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError)
+    /// The keyboards' own services the backend joins with its geometry and asks to show and hide
+    /// (none by default). The backend starts them on its loop and stops them with itself.
+    var services: [any KeyboardService] { get }
+    /// Asks a keyboard to show, through a keyboard service that runs. `completion` is called once,
+    /// on any thread: success when the keyboard accepted the request; the show is then observed
+    /// like any other. Any thread.
+    func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void)
+    /// Asks `keyboards` (the visible ones the manager knows; empty when it sees none) to hide:
+    /// through their service when it runs, else as ``requestHide(of:)`` does. `completion` is
+    /// called once, on any thread. Any thread.
+    func requestHide(
+        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void)
 }
 
 extension KeyboardBackend {
@@ -138,6 +153,24 @@ extension KeyboardBackend {
     /// By default a backend cannot hide keyboards.
     public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
         throw .unsupported("the \(name) backend cannot hide keyboards")
+    }
+    /// No keyboard services by default.
+    public var services: [any KeyboardService] { [] }
+    /// By default a backend cannot show keyboards.
+    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        completion(.failure(.unsupported("the \(name) backend cannot show keyboards")))
+    }
+    /// By default each keyboard is asked through ``requestHide(of:)``, at once.
+    public func requestHide(
+        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
+        guard !keyboards.isEmpty else { return completion(.failure(.notVisible("keyboard"))) }
+        do {
+            for keyboard in keyboards { try requestHide(of: keyboard) }
+            completion(.success(()))
+        } catch {
+            completion(.failure(error))
+        }
     }
 }
 

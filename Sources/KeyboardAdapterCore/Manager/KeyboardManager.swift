@@ -199,12 +199,81 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Asks every visible on-screen keyboard (not input-method panels) to hide, or only the one
-    /// with `id`. The hide arrives as `willHide`/`didHide` like any other. Throws when no such
-    /// keyboard is visible or the backend cannot hide it.
+    /// with `id`: through the keyboard's own service when it runs (onboard's `Hide`), else the way
+    /// the backend can (X11: the window manager iconifies it). The hide arrives as
+    /// `willHide`/`didHide` like any other. Returns once the keyboard (or the window manager)
+    /// accepted the request; called from a callback on the manager's loop thread, it returns once
+    /// the request is sent. Throws when no such keyboard is visible or nothing can hide it.
     public func hideKeyboard(id: String? = nil) throws(KeyboardControlError) {
+        try waitForRequest { completion in hideKeyboard(id: id, completion: completion) }
+    }
+
+    /// Asks the visible keyboards (or the one with `id`) to hide, as ``hideKeyboard(id:)``;
+    /// `completion` is called once: success when the keyboard accepted the request, on the
+    /// manager's loop thread when a service replied, else on the calling thread.
+    public func hideKeyboard(
+        id: String? = nil, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
         let targets = visibleKeyboards.filter { id == nil ? $0.keyboard.kind == .keyboard : $0.keyboard.id == id }
-        guard !targets.isEmpty else { throw .notVisible(id ?? "keyboard") }
-        for target in targets { try backend.requestHide(of: target.keyboard) }
+        // A running keyboard service can hide its keyboard even when geometry shows none (a
+        // keyboard asked before its window maps); without one, a hide needs a visible keyboard.
+        let serviceRuns = id == nil && isRunning && backend.services.contains { $0.state.isRunning }
+        guard !targets.isEmpty || serviceRuns else { return completion(.failure(.notVisible(id ?? "keyboard"))) }
+        backend.requestHide(of: targets.map(\.keyboard), completion: completion)
+    }
+
+    /// Asks the on-screen keyboard to show, through its own service (onboard's `Show`,
+    /// squeekboard's `SetVisible`): a window manager can restore an iconified window but not a
+    /// withdrawn one, so nothing else can bring a keyboard back. Returns once the keyboard accepted
+    /// the request (from a callback on the loop thread: once it is sent); the show then arrives as
+    /// `willShow`/`didShow`. Throws `unsupported`, with the reason, when no keyboard service runs.
+    public func showKeyboard() throws(KeyboardControlError) {
+        try waitForRequest { completion in showKeyboard(completion: completion) }
+    }
+
+    /// Asks the keyboard to show, as ``showKeyboard()``; `completion` is called once.
+    public func showKeyboard(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        guard isRunning else {
+            return completion(.failure(.unsupported("the manager is not running: keyboard services start with it")))
+        }
+        backend.requestShow(completion: completion)
+    }
+
+    /// What the keyboards' own services say now (empty when the backend has none): whether each
+    /// keyboard runs, its own word on whether it is visible, its pid. Known once started.
+    public var keyboardServices: [KeyboardServiceReport] { backend.services.map(KeyboardServiceReport.init) }
+
+    /// Whether keyboards can be asked to show (``showKeyboard()``) right now, and if not why.
+    public var showSupport: Result<Void, KeyboardControlError> {
+        guard backend.capabilities.contains(.showsKeyboards) else {
+            return .failure(.unsupported("the \(backend.name) backend cannot show keyboards"))
+        }
+        guard backend.services.contains(where: { $0.state.isRunning }) else {
+            let states = backend.services.map { "\($0.name): \($0.state)" }.joined(separator: "; ")
+            return .failure(.unsupported("no keyboard service is running (\(states))"))
+        }
+        return .success(())
+    }
+
+    /// Runs a request and waits for its outcome, except on the loop's own thread, whose replies
+    /// could not arrive while it waits: there an outcome already known is thrown, else the
+    /// request counts as sent.
+    private func waitForRequest(
+        _ request: (@escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) -> Void
+    ) throws(KeyboardControlError) {
+        let outcome = Mutex<Result<Void, KeyboardControlError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        request { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        let onLoop = state.withLock { $0.session?.loop.isCurrent ?? false }
+        // Requests time out after a few seconds on their own; this bound only guards against a
+        // backend that never completes.
+        if !onLoop, done.wait(timeout: .now() + 30) == .timedOut {
+            throw .failed("no answer to the request within 30 s")
+        }
+        if case .failure(let error) = outcome.withLock({ $0 }) { throw error }
     }
 
     // MARK: - Queries

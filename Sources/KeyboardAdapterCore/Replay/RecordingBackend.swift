@@ -42,6 +42,18 @@ public final class RecordingBackend: KeyboardBackend {
     public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
         try wrapped.requestHide(of: keyboard)
     }
+    /// The wrapped backend's keyboard services.
+    public var services: [any KeyboardService] { wrapped.services }
+    /// Passed to the wrapped backend.
+    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        wrapped.requestShow(completion: completion)
+    }
+    /// Passed to the wrapped backend.
+    public func requestHide(
+        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
+        wrapped.requestHide(of: keyboards, completion: completion)
+    }
 }
 
 private struct RecordingSink: ObservationSink {

@@ -1,0 +1,28 @@
+#ifndef KEYBOARD_ADAPTER_CSYSTEMDBUS_H
+#define KEYBOARD_ADAPTER_CSYSTEMDBUS_H
+/*
+ * The few sd-bus conveniences Swift cannot express: a method call that can never start (activate)
+ * its destination, the error of a reply, and a zeroed error (SD_BUS_ERROR_NULL is a compound
+ * literal, which Swift does not import). Every function returns >= 0 on success, -errno on failure.
+ */
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+
+/* A method call to destination/path/interface.member with auto-start switched off: a keyboard
+   that is not running answers NameHasNoOwner instead of being started by the call. */
+int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, const char *path,
+                    const char *interface, const char *member);
+
+/* Appends one string ('s') or one boolean ('b', as a C int) argument. */
+int ka_bus_append_string(sd_bus_message *message, const char *value);
+int ka_bus_append_bool(sd_bus_message *message, int value);
+
+/* A reply's error name and message when it is an error reply (both NULL otherwise); they point into
+   the message. */
+void ka_bus_reply_error(sd_bus_message *reply, const char **name, const char **message);
+
+/* A zeroed error, and its release. */
+sd_bus_error ka_bus_error_null(void);
+void ka_bus_error_free(sd_bus_error *error);
+
+#endif

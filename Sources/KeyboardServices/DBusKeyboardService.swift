@@ -1,0 +1,92 @@
+import KeyboardAdapterCore
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A keyboard's own service on the session bus (`DBUS_SESSION_BUS_ADDRESS`, never another bus),
+/// through sd-bus: ``onboard(environment:)`` and ``squeekboard(environment:)``. Every call it makes
+/// has D-Bus auto-start switched off, so it never starts a keyboard by talking to it; while
+/// nothing happens it uses no CPU (its connection waits in the run loop's `poll()`).
+public final class DBusKeyboardService: KeyboardService {
+    let interface: ServiceInterface
+    private let environment: [String: String]
+    private let shared = Mutex(Shared())
+
+    private struct Shared: @unchecked Sendable {
+        // @unchecked: the watch is only used on its loop's thread; it is kept here to reach it
+        // through `loop.perform`, which hops there.
+        var state = KeyboardServiceState(status: .unknown)
+        var watch: ServiceWatch?
+        weak var loop: KeyboardRunLoop?
+    }
+
+    init(interface: ServiceInterface, environment: [String: String]) {
+        self.interface = interface
+        self.environment = environment
+    }
+
+    /// The service's name, such as `onboard`.
+    public var name: String { interface.name }
+    /// The name geometry gives its keyboards.
+    public var keyboardName: String { interface.keyboardName }
+    /// `org.onboard.Onboard on the session bus`.
+    public var address: String { "\(interface.busName) on the session bus" }
+    /// What the service said last.
+    public var state: KeyboardServiceState { shared.withLock { $0.state } }
+
+    /// Connects to the session bus on `loop`'s thread, asks the keyboard's state, and follows it.
+    /// Without a usable bus the state says why, and nothing is added to the loop.
+    public func start(on loop: KeyboardRunLoop, onChange: @escaping (KeyboardServiceState) -> Void) {
+        guard shared.withLock({ $0.watch == nil }) else { return }
+        let record: (KeyboardServiceState) -> Void = { [weak self] state in
+            self?.shared.withLock { $0.state = state }
+            onChange(state)
+        }
+        do {
+            let watch = try ServiceWatch(interface: interface, environment: environment, loop: loop, changed: record)
+            shared.withLock { shared in
+                shared.watch = watch
+                shared.loop = loop
+                shared.state = watch.current
+            }
+        } catch {
+            shared.withLock {
+                $0.state = KeyboardServiceState(status: .busUnavailable(ServiceProbe.noBusReason(error)))
+            }
+        }
+    }
+
+    /// Disconnects; requests still waiting fail. Idempotent.
+    public func stop() {
+        let watch = shared.withLock { shared in
+            defer {
+                shared.watch = nil
+                shared.loop = nil
+            }
+            return shared.watch
+        }
+        watch?.close()
+    }
+
+    /// Asks the keyboard to show or hide through its own method; `completion` runs on the loop's
+    /// thread once the keyboard replied (or the request failed).
+    public func requestVisible(
+        _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
+        let (watch, loop, state) = shared.withLock { ($0.watch, $0.loop, $0.state) }
+        guard let watch, let loop else {
+            return completion(
+                .failure(.unsupported("\(name): \(state.status == .unknown ? "not started" : "\(state)")")))
+        }
+        loop.perform { watch.request(visible: visible, completion: completion) }
+    }
+
+    /// What the service says now, on a short connection; never starts the keyboard.
+    public func probe() -> KeyboardServiceState {
+        ServiceProbe.state(of: interface, environment: environment, timeout: ServiceWatch.startTimeout)
+    }
+}

@@ -1,0 +1,47 @@
+/// Where a keyboard's service lives on the session bus and how it is asked to show and hide:
+/// everything that differs between keyboard families.
+struct ServiceInterface: Sendable, Hashable {
+    /// The service's name for people (`onboard`).
+    var name: String
+    /// The name geometry gives its keyboards (`onboard`).
+    var keyboardName: String
+    /// The well-known bus name (`org.onboard.Onboard`).
+    var busName: String
+    /// The object that has the keyboard interface.
+    var objectPath: String
+    /// The keyboard interface.
+    var interface: String
+    /// Its boolean property that says whether the keyboard is visible.
+    var visibleProperty: String
+    /// The method call that shows (`true`) or hides (`false`) the keyboard.
+    var request: @Sendable (Bool) -> (member: String, arguments: [BusArgument])
+
+    static func == (a: Self, b: Self) -> Bool { a.busName == b.busName && a.objectPath == b.objectPath }
+    func hash(into hasher: inout Hasher) { hasher.combine(busName) }
+
+    /// The call that shows or hides the keyboard.
+    func call(visible: Bool) -> BusCall {
+        let (member, arguments) = request(visible)
+        return BusCall(
+            destination: busName, path: objectPath, interface: interface, member: member, arguments: arguments)
+    }
+
+    /// `Properties.Get` of the visible property.
+    var getVisible: BusCall {
+        .getProperty(destination: busName, path: objectPath, interface: interface, property: visibleProperty)
+    }
+
+    /// The rule for the bus's NameOwnerChanged signals about this name: the keyboard starting and
+    /// ending (a killed keyboard sends nothing else).
+    var ownerRule: String {
+        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',interface='org.freedesktop.DBus',"
+            + "member='NameOwnerChanged',arg0='\(busName)'"
+    }
+
+    /// The rule for the keyboard's own PropertiesChanged signals. A well-known name as the sender
+    /// keeps matching after the keyboard restarts under a new unique name.
+    var propertiesRule: String {
+        "type='signal',sender='\(busName)',path='\(objectPath)',interface='org.freedesktop.DBus.Properties',"
+            + "member='PropertiesChanged',arg0='\(interface)'"
+    }
+}

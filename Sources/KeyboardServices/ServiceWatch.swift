@@ -1,0 +1,231 @@
+import Glibc
+import KeyboardAdapterCore
+
+/// One keyboard service watched on a session bus connection of its own, as a run-loop source:
+/// sd-bus's descriptor, events and timeout are the source's, and `sd_bus_process` runs until it
+/// has nothing left. Follows the name's owner (NameOwnerChanged) and the visible property
+/// (PropertiesChanged), and sends show and hide requests. Used on the loop's thread only.
+final class ServiceWatch: LoopSource, @unchecked Sendable {
+    // @unchecked: created on the loop's thread and used there only; the service keeps it (under
+    // its mutex) to reach it through `loop.perform` and to close it from `stop`, on that thread.
+
+    /// How long start-up calls may wait for the bus (the loop's other sources wait meanwhile).
+    static let startTimeout = 1.0
+    /// How long a show or hide request waits for its reply.
+    static let requestTimeout = 5.0
+    /// At most this many messages are processed per loop turn, so that a flooding peer cannot
+    /// keep the loop from its other sources.
+    static let processBatch = 256
+
+    private let connection: BusConnection
+    private let interface: ServiceInterface
+    private let changed: (KeyboardServiceState) -> Void
+    private weak var loop: KeyboardRunLoop?
+    private var matches: [BusSlot] = []
+    /// Calls waiting for their reply, by a number of their own.
+    private var pending: [Int: (slot: BusSlot?, completion: ((BusMessage?) -> Void))] = [:]
+    private var nextCall = 0
+    private var mustProcess = true
+    private(set) var isClosed = false
+    private(set) var current = KeyboardServiceState(status: .unknown)
+
+    /// Connects, subscribes to the signals, asks the current state, and adds itself to `loop`.
+    /// Throws when the bus cannot be used at all.
+    init(
+        interface: ServiceInterface, environment: [String: String], loop: KeyboardRunLoop,
+        changed: @escaping (KeyboardServiceState) -> Void
+    ) throws(BusFailure) {
+        connection = try BusConnection(environment: environment)
+        self.interface = interface
+        self.changed = changed
+        self.loop = loop
+        // Subscribed before asking, so that no change between the answer and the first signal is lost.
+        let owner = try connection.addMatch(interface.ownerRule) { [unowned self] in self.ownerChanged($0) }
+        let properties = try connection.addMatch(interface.propertiesRule) { [unowned self] in
+            self.propertiesChanged($0)
+        }
+        matches = [owner, properties]
+        current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
+        if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
+        loop.add(self)
+    }
+
+    // MARK: - LoopSource
+
+    func prepareToWait() -> (descriptor: Int32, events: Int16) {
+        guard !isClosed else { return (-1, 0) }
+        if mustProcess { drain() }
+        guard !isClosed, let events = connection.events else { return isClosed ? (-1, 0) : fail() }
+        return (connection.descriptor, events)
+    }
+
+    func handle(events: Int16) {
+        guard !isClosed, events != 0 else { return }
+        mustProcess = true
+        drain()
+    }
+
+    var deadline: Double? {
+        guard !isClosed else { return nil }
+        // A batch cut short comes back at once.
+        if mustProcess { return 0 }
+        return connection.timeoutMicroseconds.map { Double($0) / 1_000_000 }
+    }
+
+    func deadlineReached() {
+        mustProcess = true
+        drain()
+        // sd-bus moves its timeout once it has processed; a timeout it keeps in the past would
+        // spin the loop: it is then only looked at again with the next input.
+        if !isClosed, let usec = connection.timeoutMicroseconds, Double(usec) / 1_000_000 <= MonotonicClock.now() {
+            mustProcess = false
+        }
+    }
+
+    private func drain() {
+        for _ in 0..<Self.processBatch {
+            let status = connection.process()
+            if status < 0 {
+                _ = fail(reason: "the session bus went away (\(String(cString: strerror(-status))))")
+                return
+            }
+            if status == 0 {
+                mustProcess = false
+                return
+            }
+        }
+        mustProcess = true
+    }
+
+    // MARK: - Requests
+
+    /// Sends a show or hide request; `completion` gets the outcome on the loop's thread.
+    func request(visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        guard !isClosed else {
+            return completion(.failure(.failed("\(interface.name): \(current)")))
+        }
+        guard current.isRunning else {
+            return completion(
+                .failure(.unsupported("\(interface.name) is not running (\(interface.busName) has no owner)")))
+        }
+        let name = interface.name
+        send(interface.call(visible: visible), timeout: Self.requestTimeout) { reply in
+            guard let reply else { return completion(.failure(.failed("\(name): the session bus went away"))) }
+            if let error = reply.error {
+                completion(.failure(.failed("\(name) refused: \(error)")))
+            } else {
+                completion(.success(()))
+            }
+        }
+    }
+
+    /// Sends `call`; `handler` gets the reply, or nil when the connection closed first.
+    private func send(_ call: BusCall, timeout: Double, handler: @escaping (BusMessage?) -> Void) {
+        let id = nextCall
+        nextCall += 1
+        do {
+            let slot = try connection.callAsync(call, timeout: timeout) { [unowned self] reply in
+                let waiting = self.pending.removeValue(forKey: id)
+                waiting?.completion(reply)
+            }
+            pending[id] = (slot, handler)
+            // The request may be queued behind others: the next turn flushes it.
+            mustProcess = true
+        } catch {
+            handler(nil)
+        }
+    }
+
+    // MARK: - Signals
+
+    private func ownerChanged(_ message: BusMessage) {
+        guard message.hasSignature("sss"), (try? message.readString()) == interface.busName,
+            (try? message.readString()) != nil, let newOwner = try? message.readString()
+        else { return }
+        if newOwner.isEmpty {
+            // A killed keyboard says nothing else: its name losing its owner is its hide.
+            update(KeyboardServiceState(status: .notRunning))
+        } else {
+            update(KeyboardServiceState(status: .running))
+            refreshVisible()
+            send(.busDriver("GetConnectionUnixProcessID", [.string(interface.busName)]), timeout: Self.requestTimeout) {
+                [unowned self] reply in
+                guard let reply, reply.error == nil, reply.hasSignature("u"), let pid = try? reply.readUInt32(),
+                    pid > 0, pid <= UInt32(Int32.max), self.current.isRunning
+                else { return }
+                var state = self.current
+                state.pid = Int32(pid)
+                self.update(state)
+            }
+        }
+    }
+
+    private func propertiesChanged(_ message: BusMessage) {
+        apply(PropertyReading.changed(message, interface: interface.interface, property: interface.visibleProperty))
+    }
+
+    private func refreshVisible() {
+        send(interface.getVisible, timeout: Self.requestTimeout) { [unowned self] reply in
+            guard let reply else { return }
+            if let error = reply.error {
+                // Gone meanwhile: NameOwnerChanged says so.
+                if !error.isNoOwner { self.noteProblem("reading \(self.interface.visibleProperty): \(error)") }
+                return
+            }
+            self.apply(PropertyReading.reply(reply))
+        }
+    }
+
+    private func apply(_ reading: PropertyReading) {
+        var state = current
+        switch reading {
+        case .value(let visible):
+            state.isVisible = visible
+            // A running keyboard speaks for itself, whatever was heard of its owner so far.
+            state.status = .running
+        case .wrongType(let signature):
+            state.isVisible = nil
+            state.problem = "\(interface.visibleProperty) has type '\(signature)', not 'b'"
+        case .malformed(let reason):
+            state.problem = reason
+        case .invalidated:
+            refreshVisible()
+            return
+        case .absent:
+            return
+        }
+        update(state)
+    }
+
+    private func noteProblem(_ problem: String) {
+        var state = current
+        state.problem = problem
+        update(state)
+    }
+
+    private func update(_ state: KeyboardServiceState) {
+        // onboard repeats itself (Visible true twice after a Show): only changes are passed on.
+        guard state != current else { return }
+        current = state
+        changed(state)
+    }
+
+    // MARK: - End
+
+    /// Unsubscribes, fails the requests still waiting, and closes the connection. Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        loop?.remove(self)
+        matches.removeAll()
+        let waiting = pending
+        pending.removeAll()
+        for (_, call) in waiting.sorted(by: { $0.key < $1.key }) { call.completion(nil) }
+    }
+
+    private func fail(reason: String = "the session bus went away") -> (descriptor: Int32, events: Int16) {
+        close()
+        update(KeyboardServiceState(status: .busUnavailable(reason)))
+        return (-1, 0)
+    }
+}

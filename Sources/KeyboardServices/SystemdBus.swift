@@ -1,0 +1,302 @@
+import CSystemd
+import CSystemdBus
+import Glibc
+
+// The one file that calls sd-bus: thin typed wrappers, one Swift owner per C object. Everything
+// here is used on one thread at a time (sd-bus objects are single-threaded): the run loop's, or
+// the caller's for a short probe connection.
+
+/// A failed sd-bus call: the `-errno` it returned and, for error replies, the D-Bus error's name
+/// and message (bounded: onboard puts a whole Python traceback in its messages).
+struct BusFailure: Error, CustomStringConvertible {
+    var code: Int32
+    var name: String?
+    var message: String?
+
+    init(code: Int32, name: String? = nil, message: String? = nil) {
+        self.code = code
+        self.name = name
+        self.message = message
+    }
+
+    /// `org.freedesktop.DBus.Error.NameHasNoOwner: ...`, or the errno's text.
+    var description: String {
+        if let name { return message.map { "\(name): \($0)" } ?? name }
+        return String(cString: strerror(code))
+    }
+
+    /// The bus says nobody owns the name (the keyboard is not running).
+    var isNoOwner: Bool {
+        name == "org.freedesktop.DBus.Error.NameHasNoOwner" || name == "org.freedesktop.DBus.Error.ServiceUnknown"
+    }
+}
+
+/// One argument of a method call.
+enum BusArgument: Sendable, Hashable {
+    case string(String)
+    case bool(Bool)
+}
+
+/// A method call to describe before it is sent.
+struct BusCall: Sendable, Hashable {
+    var destination: String
+    var path: String
+    var interface: String
+    var member: String
+    var arguments: [BusArgument] = []
+
+    /// A call to the bus itself (`org.freedesktop.DBus`).
+    static func busDriver(_ member: String, _ arguments: [BusArgument]) -> BusCall {
+        BusCall(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: member, arguments: arguments)
+    }
+
+    /// `org.freedesktop.DBus.Properties.Get(interface, property)` on `destination` at `path`.
+    static func getProperty(destination: String, path: String, interface: String, property: String) -> BusCall {
+        BusCall(
+            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
+            arguments: [.string(interface), .string(property)])
+    }
+}
+
+/// Text from a peer, copied with a bound: at most `limit` bytes (cut at a character boundary),
+/// invalid UTF-8 repaired. sd-bus has checked the string is valid UTF-8 without NUL already.
+func boundedString(_ pointer: UnsafePointer<CChar>, limit: Int = 256) -> String {
+    let length = strnlen(pointer, limit + 1)
+    let bytes = UnsafeRawBufferPointer(start: pointer, count: min(length, limit))
+    var text = String(decoding: bytes, as: UTF8.self)
+    if length > limit {
+        // A cut character decodes as U+FFFD at the end: drop it.
+        if text.last == "\u{FFFD}" { text.removeLast() }
+        text += "…"
+    }
+    return text
+}
+
+/// A connection to the session bus (`DBUS_SESSION_BUS_ADDRESS`). Closed when released.
+final class BusConnection {
+    let bus: OpaquePointer
+
+    /// Connects to the session bus named by `environment`. The connection is made at once; its
+    /// authentication completes on the first call or `process()`.
+    init(environment: [String: String]) throws(BusFailure) {
+        guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
+            throw BusFailure(code: ENOENT, message: "DBUS_SESSION_BUS_ADDRESS is not set")
+        }
+        guard address.utf8.count < 4096 else {
+            throw BusFailure(code: EINVAL, message: "DBUS_SESSION_BUS_ADDRESS is too long")
+        }
+        var created: OpaquePointer?
+        var status = sd_bus_new(&created)
+        guard status >= 0, let created else { throw BusFailure(code: -status) }
+        status = sd_bus_set_address(created, address)
+        if status >= 0 { status = sd_bus_set_bus_client(created, 1) }
+        if status >= 0 { status = sd_bus_start(created) }
+        guard status >= 0 else {
+            sd_bus_flush_close_unref(created)
+            throw BusFailure(
+                code: -status, message: "cannot connect to \(address): \(String(cString: strerror(-status)))")
+        }
+        bus = created
+    }
+
+    deinit { sd_bus_close_unref(bus) }
+
+    /// The descriptor to poll.
+    var descriptor: Int32 { sd_bus_get_fd(bus) }
+
+    /// The poll events wanted now (POLLOUT while output is queued); nil once the connection is closed.
+    var events: Int16? {
+        let events = sd_bus_get_events(bus)
+        return events < 0 ? nil : Int16(truncatingIfNeeded: events)
+    }
+
+    /// When sd-bus needs `process()` again without input (a call timing out): absolute
+    /// CLOCK_MONOTONIC microseconds, nil for never.
+    var timeoutMicroseconds: UInt64? {
+        var usec: UInt64 = 0
+        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
+        return usec
+    }
+
+    /// Processes one message or pending step: > 0 when there may be more, 0 when idle, < 0
+    /// (`-errno`) when the connection is broken.
+    func process() -> Int32 { sd_bus_process(bus, nil) }
+
+    /// Builds a call that never starts its destination.
+    private func message(for call: BusCall) throws(BusFailure) -> BusMessage {
+        var made: OpaquePointer?
+        var status = ka_bus_new_call(bus, &made, call.destination, call.path, call.interface, call.member)
+        guard status >= 0, let made else { throw BusFailure(code: -status) }
+        let message = BusMessage(owning: made)
+        for argument in call.arguments {
+            switch argument {
+            case .string(let value): status = ka_bus_append_string(made, value)
+            case .bool(let value): status = ka_bus_append_bool(made, value ? 1 : 0)
+            }
+            guard status >= 0 else { throw BusFailure(code: -status) }
+        }
+        return message
+    }
+
+    /// Sends `call` and waits up to `timeout` seconds for its reply (for start-up and probes only:
+    /// never on a loop that is running, whose other sources would wait).
+    func call(_ call: BusCall, timeout: Double) throws(BusFailure) -> BusMessage {
+        let request = try message(for: call)
+        var error = ka_bus_error_null()
+        defer { ka_bus_error_free(&error) }
+        var reply: OpaquePointer?
+        let status = sd_bus_call(bus, request.pointer, UInt64(timeout * 1_000_000), &error, &reply)
+        guard status >= 0, let reply else {
+            throw BusFailure(
+                code: -status, name: error.name.map { boundedString($0) },
+                message: error.message.map { conciseErrorMessage($0) })
+        }
+        return BusMessage(owning: reply)
+    }
+
+    /// Sends `call`; `handler` gets the reply (an error reply too, also a timeout after `timeout`
+    /// seconds or the connection closing) from `process()`. Keep the slot until then: releasing
+    /// it cancels the call.
+    func callAsync(_ call: BusCall, timeout: Double, handler: @escaping (BusMessage) -> Void) throws(BusFailure)
+        -> BusSlot
+    {
+        let request = try message(for: call)
+        let box = BusHandler(handler)
+        var slot: OpaquePointer?
+        let status = sd_bus_call_async(
+            bus, &slot, request.pointer, busTrampoline, Unmanaged.passUnretained(box).toOpaque(),
+            UInt64(timeout * 1_000_000))
+        guard status >= 0, let slot else { throw BusFailure(code: -status) }
+        return BusSlot(slot, handler: box)
+    }
+
+    /// Adds a match rule; `handler` gets every matching message from `process()` while the slot lives.
+    func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusSlot {
+        let box = BusHandler(handler)
+        var slot: OpaquePointer?
+        let status = sd_bus_add_match(bus, &slot, rule, busTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        guard status >= 0, let slot else { throw BusFailure(code: -status) }
+        return BusSlot(slot, handler: box)
+    }
+}
+
+/// The last meaningful line of an error message, bounded (a Python traceback ends with the
+/// exception).
+func conciseErrorMessage(_ pointer: UnsafePointer<CChar>) -> String {
+    let text = boundedString(pointer, limit: 4096)
+    let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
+    let line = lines.last ?? ""
+    return line.count > 200 ? String(line.prefix(200)) + "…" : line
+}
+
+extension Substring {
+    fileprivate func trimmingCharacters() -> String {
+        String(self.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+/// A registered callback (a match or a pending call): unregistered when released.
+final class BusSlot {
+    private let slot: OpaquePointer
+    private let handler: BusHandler
+
+    fileprivate init(_ slot: OpaquePointer, handler: BusHandler) {
+        self.slot = slot
+        self.handler = handler
+    }
+
+    deinit { sd_bus_slot_unref(slot) }
+}
+
+/// The Swift side of a C callback, reached through the slot's userdata. Its slot owns it and
+/// unregisters the callback before it goes.
+private final class BusHandler {
+    let body: (BusMessage) -> Void
+    init(_ body: @escaping (BusMessage) -> Void) { self.body = body }
+}
+
+private let busTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    let handler = Unmanaged<BusHandler>.fromOpaque(userdata).takeUnretainedValue()
+    // The callback may release its own slot, and with it the handler: keep it until it returns.
+    withExtendedLifetime(handler) { handler.body(BusMessage(borrowing: message)) }
+    return 0
+}
+
+/// A message, read with type checks and bounds. Holds a reference for as long as it lives.
+final class BusMessage {
+    let pointer: OpaquePointer
+
+    init(owning pointer: OpaquePointer) { self.pointer = pointer }
+    init(borrowing pointer: OpaquePointer) { self.pointer = sd_bus_message_ref(pointer) }
+    deinit { sd_bus_message_unref(pointer) }
+
+    /// The error of an error reply; nil for a method return.
+    var error: BusFailure? {
+        var name: UnsafePointer<CChar>?
+        var text: UnsafePointer<CChar>?
+        ka_bus_reply_error(pointer, &name, &text)
+        guard let name else { return nil }
+        return BusFailure(
+            code: EIO, name: boundedString(name), message: text.map { conciseErrorMessage($0) })
+    }
+
+    /// True when the body's signature is exactly `signature`.
+    func hasSignature(_ signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
+
+    /// The type of the next value, and for containers their contents' signature; nil at the end.
+    func peek() -> (type: Character, contents: String?)? {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        guard sd_bus_message_peek_type(pointer, &type, &contents) > 0 else { return nil }
+        return (Character(Unicode.Scalar(UInt8(bitPattern: type))), contents.map { boundedString($0, limit: 64) })
+    }
+
+    /// Reads a string ('s'), at most `limit` bytes of it.
+    func readString(limit: Int = 256) throws(BusFailure) -> String {
+        var value: UnsafePointer<CChar>?
+        let status = withUnsafeMutablePointer(to: &value) {
+            sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "s")), $0)
+        }
+        guard status > 0, let value else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
+        return boundedString(value, limit: limit)
+    }
+
+    /// Reads a boolean ('b'), which D-Bus carries as a 32-bit integer.
+    func readBool() throws(BusFailure) -> Bool {
+        var value: Int32 = 0
+        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value)
+        guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
+        return value != 0
+    }
+
+    /// Reads an unsigned 32-bit integer ('u').
+    func readUInt32() throws(BusFailure) -> UInt32 {
+        var value: UInt32 = 0
+        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "u")), &value)
+        guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
+        return value
+    }
+
+    /// Enters a container (`a`, `e`, `v`, `r`) of the given contents; false at the end of the
+    /// enclosing container.
+    func enter(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
+        let status = sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), contents)
+        guard status >= 0 else { throw BusFailure(code: -status) }
+        return status > 0
+    }
+
+    /// Leaves the container entered last.
+    func exit() throws(BusFailure) {
+        let status = sd_bus_message_exit_container(pointer)
+        guard status >= 0 else { throw BusFailure(code: -status) }
+    }
+
+    /// Skips the next value of the given signature.
+    func skip(_ signature: String) throws(BusFailure) {
+        let status = sd_bus_message_skip(pointer, signature)
+        guard status >= 0 else { throw BusFailure(code: -status) }
+    }
+}

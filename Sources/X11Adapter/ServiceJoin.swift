@@ -1,0 +1,92 @@
+import Glibc
+import KeyboardAdapterCore
+import Synchronization
+
+/// Joins what the keyboards' own services say with what the X server shows. On X11 the window is
+/// the truth about where a keyboard is and whether it is mapped; a service adds the program's
+/// pid from the bus where the window does not carry `_NET_WM_PID`, takes show and hide requests,
+/// and tells `--doctor` whether it agrees with the window.
+struct ServiceJoinSink: ObservationSink {
+    let inner: any ObservationSink
+    let services: [any KeyboardService]
+
+    func deliver(_ observation: KeyboardObservation) {
+        var observation = observation
+        if observation.keyboard.pid == nil,
+            let service = services.first(where: { $0.keyboardName == observation.keyboard.name }),
+            service.state.isRunning, let pid = service.state.pid
+        {
+            observation.keyboard.pid = pid
+        }
+        inner.deliver(observation)
+    }
+
+    func finish(failure: BackendFailure?) { inner.finish(failure: failure) }
+}
+
+/// Completes once after `count` outcomes: the first failure, else success.
+final class RequestGroup: Sendable {
+    private let remaining: Mutex<(count: Int, failure: KeyboardControlError?)>
+    private let completion: @Sendable (Result<Void, KeyboardControlError>) -> Void
+
+    init(count: Int, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        remaining = Mutex((count, nil))
+        self.completion = completion
+    }
+
+    func finish(_ result: Result<Void, KeyboardControlError>) {
+        let outcome = remaining.withLock { state -> Result<Void, KeyboardControlError>? in
+            if case .failure(let error) = result, state.failure == nil { state.failure = error }
+            state.count -= 1
+            guard state.count == 0 else { return nil }
+            return state.failure.map { .failure($0) } ?? .success(())
+        }
+        if let outcome { completion(outcome) }
+    }
+}
+
+extension X11Backend {
+    /// Why a keyboard cannot be shown here, for people.
+    func showUnsupportedReason(states: [KeyboardServiceState]? = nil) -> String {
+        let why =
+            "X11 cannot show a keyboard by itself (a window manager can restore an iconified window, not a withdrawn one)"
+        guard !services.isEmpty else { return why }
+        let states = states ?? services.map(\.state)
+        let said = zip(services, states).map { "\($0.name): \($1)" }.joined(separator: "; ")
+        return "no keyboard service is running (\(said)); " + why
+    }
+
+    /// The lines `--doctor` prints about the services: what each says (asked now, never starting
+    /// a keyboard), whether it agrees with the windows, and how show and hide are done here.
+    func serviceDiagnosis(keyboards: [KeyboardObservation], windowManager: String?) -> [String] {
+        var lines: [String] = []
+        var running: [String] = []
+        let states = services.map { $0.probe() }
+        for (service, state) in zip(services, states) {
+            lines.append("x11: keyboard service \(service.name) (\(service.address)): \(state)")
+            guard state.isRunning else { continue }
+            running.append(service.name)
+            let windows = keyboards.filter {
+                $0.keyboard.name == service.keyboardName && ($0.frame != nil || $0.isShown)
+            }
+            if let visible = state.isVisible {
+                let agree = visible == !windows.isEmpty
+                lines.append(
+                    "x11: \(service.name) says \(visible ? "visible" : "hidden"); its window is "
+                        + (windows.isEmpty ? "not visible" : "visible") + (agree ? " (they agree)" : " (they disagree)")
+                )
+            }
+        }
+        let wm = windowManager.map { "the window manager (\($0)) iconifies the keyboard" }
+        if running.isEmpty {
+            lines.append("x11: show: unsupported: " + showUnsupportedReason(states: states))
+            lines.append("x11: hide: " + (wm ?? "unsupported: no keyboard service runs and there is no window manager"))
+        } else {
+            lines.append("x11: show: through \(running.joined(separator: ", "))'s service")
+            lines.append(
+                "x11: hide: through \(running.joined(separator: ", "))'s service"
+                    + (wm.map { "; other keyboards: \($0)" } ?? ""))
+        }
+        return lines
+    }
+}

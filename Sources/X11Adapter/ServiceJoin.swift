@@ -67,7 +67,7 @@ extension X11Backend {
             guard state.isRunning else { continue }
             running.append(service.name)
             let windows = keyboards.filter {
-                $0.keyboard.name == service.keyboardName && ($0.frame != nil || $0.isShown)
+                $0.keyboard.name == service.keyboardName && $0.isShown
             }
             if let visible = state.isVisible {
                 let agree = visible == !windows.isEmpty

@@ -10,9 +10,15 @@ public struct KeyboardObservation: Sendable, Hashable {
     /// when it is shown but nothing tells where (``isShown`` true, geometry `.unknown`). A frame
     /// wholly outside its output counts as not shown, but is kept as the start of a slide.
     public var frame: Rect?
-    /// Whether the keyboard is up. True with a frame; with no frame, true only when a backend
-    /// knows the keyboard is visible but not where (KWin's virtual keyboard, for instance).
-    public var isShown: Bool
+    /// Whether the keyboard is up: always true with a frame; with no frame, true only when a
+    /// backend knows the keyboard is visible but not where (KWin's virtual keyboard, for
+    /// instance). Setting it matters only while `frame` is nil.
+    public var isShown: Bool {
+        get { frame != nil || isShownWithoutFrame }
+        set { isShownWithoutFrame = newValue }
+    }
+    /// Up at an unknown place, when there is no frame.
+    private var isShownWithoutFrame: Bool
     /// The backend's docking verdict: true or false when it knows (a DOCK window type, struts,
     /// a reserved zone), nil to let the tracker judge from the frame and the output.
     public var isDocked: Bool?
@@ -37,7 +43,7 @@ public struct KeyboardObservation: Sendable, Hashable {
         self.time = time
         self.keyboard = keyboard
         self.frame = frame
-        self.isShown = isShown ?? (frame != nil)
+        isShownWithoutFrame = isShown ?? false
         self.isDocked = isDocked
         self.dockedEdge = dockedEdge
         self.output = output

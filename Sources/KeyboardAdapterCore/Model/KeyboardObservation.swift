@@ -15,7 +15,8 @@ public struct KeyboardObservation: Sendable, Hashable {
     /// instance). Setting it matters only while `frame` is nil.
     public var isShown: Bool {
         get { frame != nil || isShownWithoutFrame }
-        set { isShownWithoutFrame = newValue }
+        // Kept only while there is no frame, so that two equal observations compare equal.
+        set { isShownWithoutFrame = newValue && frame == nil }
     }
     /// Up at an unknown place, when there is no frame.
     private var isShownWithoutFrame: Bool
@@ -43,7 +44,7 @@ public struct KeyboardObservation: Sendable, Hashable {
         self.time = time
         self.keyboard = keyboard
         self.frame = frame
-        isShownWithoutFrame = isShown ?? false
+        isShownWithoutFrame = frame == nil && isShown == true
         self.isDocked = isDocked
         self.dockedEdge = dockedEdge
         self.output = output

@@ -6,7 +6,7 @@ import WaylandAdapter
 
 // Show and hide latency of the wayland backend, from wvkbd's signal to the KeyboardManager's willShow /
 // willHide callback, next to a bare libwayland probe's configure in the same run; then idle CPU.
-// Runs headless sway as an unprivileged user, so it must run as root (as CI does).
+// Runs headless sway as the current user, or, as root, as an unprivileged account (see TestUser).
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 30
 let idleSeconds = 10.0

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A program a test started: ended by its pid when the test is done, also when it fails.
 public final class ChildProcess: @unchecked Sendable {
@@ -164,13 +165,27 @@ public enum Programs {
         return missing
     }
 
-    /// Whether every program in `names` is there. Outside CI a missing one makes the caller skip:
-    /// this prints which are missing and returns false. Under CI it throws.
+    /// Whether every program in `names` is there. Outside CI a missing one skips the running test
+    /// (see `skip(_:)`, which names them) and, outside a test, returns false. Under CI it throws.
     public static func ready(_ names: [String]) throws -> Bool {
         let missing = try missing(names)
-        if !missing.isEmpty { print("skipped: missing \(missing.joined(separator: ", "))") }
+        if !missing.isEmpty { try skip("missing \(missing.joined(separator: ", "))") }
         return missing.isEmpty
     }
+
+    /// Skips the running test with `reason`: Swift Testing reports it cancelled with the reason
+    /// (`➜ Test "…" was cancelled …: "missing xvkbd"`), never passed. Outside a test (a benchmark)
+    /// it prints the reason and returns. Under CI, where everything must run, a skip is a failure:
+    /// it throws.
+    public static func skip(_ reason: String) throws {
+        if underCI { throw TestFailure("\(reason) (under CI nothing may be skipped)") }
+        if Test.current != nil { try Test.cancel(Comment(rawValue: reason)) }
+        print("skipped: \(reason)")
+    }
+
+    /// True when the test process runs as root. Some set-ups need it (Xorg with a configuration
+    /// of the test's own); compositors run as the current user otherwise (see `TestUser`).
+    public static var isRoot: Bool { getuid() == 0 }
 
     /// The processes whose environment has `XDG_RUNTIME_DIR=directory`: everything a test's
     /// compositor started, even what outlived it and was handed to init.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A headless Weston for one test (a compositor without wlr-layer-shell), run as the test user
+/// A headless Weston for one test (a compositor without wlr-layer-shell), run as `TestUser`
 /// with its own runtime directory. Ended by its pid when released.
 public final class HeadlessWeston: @unchecked Sendable {
     /// The scratch directories.
@@ -25,14 +25,13 @@ public final class HeadlessWeston: @unchecked Sendable {
             ini += "\n[input-method]\npath=\(keyboard)\n"
         }
         let config = try runtime.write("weston.ini", ini)
-        process = try ChildProcess(
-            "setpriv",
+        let (program, arguments) = TestUser.command(
             [
-                "--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--",
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
                 "weston", "--backend=headless-backend.so", "--use-pixman", "--width=1280", "--height=800",
                 "--socket=wayland-1", "--config=\(config)", "--idle-time=0",
-            ], directory: runtime.path)
+            ], as: user)
+        process = try ChildProcess(program, arguments, directory: runtime.path)
         socket = runtime.xdg + "/wayland-1"
         let socketPath = socket
         let weston = process

@@ -10,14 +10,12 @@ public enum SchemaValidator {
     /// The validation script.
     public static var script: String { repository.appendingPathComponent("schema/validate.py").path }
 
-    /// Whether python3 with jsonschema is there. Outside CI a missing one makes the caller skip
-    /// (this prints why and returns false); under CI it throws.
+    /// Whether python3 with jsonschema is there. Outside CI a missing one skips the running test
+    /// (`Programs.skip(_:)`); under CI it throws.
     public static func ready() throws -> Bool {
         let found = (try? Programs.run("/usr/bin/python3", ["-c", "import jsonschema"]).status) == 0
-        if found { return true }
-        if Programs.underCI { throw TestFailure("python3-jsonschema is missing under CI") }
-        print("skipped: python3-jsonschema is missing")
-        return false
+        if !found { try Programs.skip("python3-jsonschema is missing") }
+        return found
     }
 
     /// What validation said: the exit status (0: every line valid) and the script's report.

@@ -1,17 +1,20 @@
 import Foundation
 import Synchronization
 
-/// The unprivileged user that runs compositors in tests: sway refuses to run as root, and tests
-/// run as root here and in CI. Created with `useradd` when missing.
+/// The unprivileged user that runs compositors in tests (sway refuses to run as root). Tests run
+/// as root in CI: then it is an account of its own, created with `useradd` when missing. Run by an
+/// ordinary user, on a contributor's desktop, it is that user, and nothing needs root.
 public enum TestUser {
-    /// The account's name.
+    /// The account's name when the tests run as root.
     public static let name = "kbadapter-test"
 
     private static let lock = Mutex<(uid: uid_t, gid: gid_t)?>(nil)
 
-    /// The user's uid and gid, creating the account first when it does not exist.
+    /// The user's uid and gid: the current user's when not root; as root, the test account's,
+    /// created first when it does not exist.
     public static func ensure() throws -> (uid: uid_t, gid: gid_t) {
-        try lock.withLock { known in
+        guard getuid() == 0 else { return (getuid(), getgid()) }
+        return try lock.withLock { known in
             if let known { return known }
             if lookup() == nil {
                 guard getuid() == 0 else {
@@ -25,6 +28,14 @@ public enum TestUser {
             known = lookup()
             return known!
         }
+    }
+
+    /// The program and arguments that run `command` as `user`: through `setpriv` when the tests
+    /// run as root (it execs the command in place, so the pid is the command's own), as they are
+    /// when the user is the current one.
+    public static func command(_ command: [String], as user: (uid: uid_t, gid: gid_t)) -> (String, [String]) {
+        if user.uid == getuid() { return (command[0], Array(command.dropFirst())) }
+        return ("setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--"] + command)
     }
 
     private static func lookup() -> (uid: uid_t, gid: gid_t)? {

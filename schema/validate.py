@@ -85,7 +85,7 @@ def main():
                 try:
                     value = json.loads(line)
                 except ValueError as error:
-                    print(f"{where}: not JSON: {error}")
+                    print(f"{where}: not JSON: {error}", flush=True)
                     invalid += 1
                     continue
                 validator = validators[arguments.kind or kind_of(value)]
@@ -93,9 +93,9 @@ def main():
                 problem = order_problem(schema, value)
                 for error in errors:
                     path = "/".join(str(part) for part in error.absolute_path) or "(the object)"
-                    print(f"{where}: {path}: {error.message}")
+                    print(f"{where}: {path}: {error.message}", flush=True)
                 if problem:
-                    print(f"{where}: {problem}")
+                    print(f"{where}: {problem}", flush=True)
                 if errors or problem:
                     invalid += 1
     print(f"{checked} lines checked, {invalid} invalid")

@@ -3,8 +3,8 @@ import KeyboardAdapterCore
 import TestSupport
 import Testing
 
-/// kbwatch's JSON as a contract: real output, from replays and from a live run against a real
-/// keyboard, validated against `schema/kbwatch-1.schema.json` by python3-jsonschema.
+/// kbwatch's JSON as a contract: real output, from replays and from live runs against real
+/// keyboards (X11 and Wayland), validated against `schema/kbwatch-1.schema.json` by python3-jsonschema.
 @Suite("kbwatch JSON schema 1")
 struct SchemaTests {
     static let screen = Output(name: "screen", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
@@ -150,5 +150,43 @@ struct SchemaTests {
                 of: events))
         let recorded = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n").map(String.init)
         try expectValid(recorded, kind: "recordingLine", "the live recording")
+    }
+
+    @Test("a live run against wvkbd on headless sway: the events (derived frames) and the recording are valid")
+    func liveWayland() throws {
+        guard try SchemaValidator.ready(), try Programs.ready(["sway", "wvkbd-mobintl", "setpriv"]) else { return }
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let recording = sway.runtime.path + "/live.jsonl"
+        let watcher = try Kbwatch.start(
+            ["--json", "--progress", "--backend", "wayland", "--record", recording],
+            environment: sway.clientEnvironment)
+        defer { watcher.stop() }
+        // The backend takes the outputs' first usable areas as the baseline before a keyboard shows.
+        Thread.sleep(forTimeInterval: 1)
+        let keyboard = try ChildProcess(
+            "wvkbd-mobintl", ["--hidden"], environment: sway.clientEnvironment, directory: sway.runtime.path)
+        defer { keyboard.stop() }
+        try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
+            keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning
+        }
+        keyboard.signal(SIGUSR2)
+        if !Wait.until(timeout: 5, { watcher.log.contains(#""event":"didShow""#) }) {
+            // kbwatch was not watching yet and took the keyboard for a panel; once hidden, it counts.
+            keyboard.signal(SIGUSR1)
+            Thread.sleep(forTimeInterval: 0.5)
+            keyboard.signal(SIGUSR2)
+        }
+        try Wait.require("didShow from kbwatch", timeout: 15) { watcher.log.contains(#""event":"didShow""#) }
+        keyboard.signal(SIGUSR1)
+        try Wait.require("didHide from kbwatch", timeout: 15) { watcher.log.contains(#""event":"didHide""#) }
+        watcher.signal(SIGINT)
+        #expect(watcher.waitForExit(timeout: 5) == 0)
+
+        let lines = watcher.log.split(separator: "\n").map(String.init).filter { $0.hasPrefix("{") }
+        try expectValid(lines, kind: "event", "kbwatch --json against wvkbd")
+        #expect(try Self.objects(lines).allSatisfy { $0["geometry"] as? String == "derived" })
+        let recorded = try String(contentsOfFile: recording, encoding: .utf8).split(separator: "\n").map(String.init)
+        try expectValid(recorded, kind: "recordingLine", "the live Wayland recording")
     }
 }

@@ -13,7 +13,7 @@ import WaylandAdapter
 // switches over 10 s with wvkbd shown (kbwatch's threads, the manager's loop thread, the probe's).
 // Then the rounds are repeated with kbwatch alone beside the probe, and with the manager alone:
 // on a show each backend makes a popup round trip, which may queue behind the other's.
-// Runs headless sway as an unprivileged user, so it must run as root (as CI does).
+// Runs headless sway as the current user, or, as root, as an unprivileged account (see TestUser).
 //
 // Usage: wlbench [ROUNDS] (default 30); WLBENCH_IDLE_SECONDS (default 10).
 

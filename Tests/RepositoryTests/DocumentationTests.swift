@@ -76,3 +76,23 @@ extension DocumentationTests {
         }
     }
 }
+
+extension DocumentationTests {
+    @Test("every public error type explains itself through LocalizedError in its module")
+    func errorsDescribed() throws {
+        var missing: [String] = []
+        let modules = try FileManager.default.contentsOfDirectory(
+            atPath: Self.root.appendingPathComponent("Sources").path)
+        for module in modules {
+            let texts = try Self.swiftFiles(under: "Sources/\(module)").map {
+                try String(contentsOf: $0, encoding: .utf8)
+            }
+            let all = texts.joined(separator: "\n")
+            for match in all.matches(of: /public (?:struct|enum|final class|class) (\w+): Error\b/) {
+                let name = String(match.output.1)
+                if !all.contains("\(name): LocalizedError") { missing.append("\(module).\(name)") }
+            }
+        }
+        #expect(missing.isEmpty, "public errors without LocalizedError: \(missing.joined(separator: ", "))")
+    }
+}

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A headless sway for one test: its own runtime directory, run as the test user, with outputs
+/// A headless sway for one test: its own runtime directory, run as `TestUser`, with outputs
 /// and bars as asked. Ended by its pid when released.
 public final class HeadlessSway: @unchecked Sendable {
     /// One headless output: `HEADLESS-n` in creation order.
@@ -58,7 +58,8 @@ public final class HeadlessSway: @unchecked Sendable {
             config += "bar {\n    position \(bar.rawValue)\n    status_command echo hello\n}\n"
         }
         let configPath = try runtime.write("sway.config", config)
-        // env -i keeps the test's display variables away from sway.
+        // env -i keeps the test's display variables away from it; env execs sway in place, so the
+        // pid we hold is sway's own.
         let (program, arguments) = TestUser.command(
             [
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
@@ -80,7 +81,7 @@ public final class HeadlessSway: @unchecked Sendable {
         }
     }
 
-    /// Variables a client (run as root) needs to reach this sway.
+    /// Variables a client (run as the test process's user) needs to reach this sway.
     public var clientEnvironment: [String: String?] {
         [
             "WAYLAND_DISPLAY": socket, "XDG_RUNTIME_DIR": runtime.xdg, "DISPLAY": nil, "HOME": runtime.home,

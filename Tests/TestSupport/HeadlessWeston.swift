@@ -1,6 +1,6 @@
 import Foundation
 
-/// A headless Weston for one test (a compositor without wlr-layer-shell), run as the test user
+/// A headless Weston for one test (a compositor without wlr-layer-shell), run as `TestUser`
 /// with its own runtime directory. Ended by its pid when released.
 public final class HeadlessWeston: @unchecked Sendable {
     /// The scratch directories.

@@ -1,22 +1,19 @@
 import Foundation
 import Synchronization
 
-/// The unprivileged user that runs compositors in tests: sway refuses to run as root, and tests
-/// run as root in CI. Created with `useradd` when missing. A contributor running the tests as an
-/// ordinary user runs the compositors as that same user.
+/// The unprivileged user that runs compositors in tests (sway refuses to run as root). Tests run
+/// as root in CI: then it is an account of its own, created with `useradd` when missing. Run by an
+/// ordinary user, on a contributor's desktop, it is that user, and nothing needs root.
 public enum TestUser {
-    /// The account's name.
+    /// The account's name when the tests run as root.
     public static let name = "kbadapter-test"
 
     private static let lock = Mutex<(uid: uid_t, gid: gid_t)?>(nil)
 
-    /// True when compositors run as another user than the tests (the tests run as root).
-    public static var isSeparate: Bool { getuid() == 0 }
-
-    /// The user's uid and gid, creating the account first when it does not exist; the current
-    /// user's when the tests do not run as root.
+    /// The user's uid and gid: the current user's when not root; as root, the test account's,
+    /// created first when it does not exist.
     public static func ensure() throws -> (uid: uid_t, gid: gid_t) {
-        guard isSeparate else { return (getuid(), getgid()) }
+        guard getuid() == 0 else { return (getuid(), getgid()) }
         return try lock.withLock { known in
             if let known { return known }
             if lookup() == nil {
@@ -33,11 +30,11 @@ public enum TestUser {
         }
     }
 
-    /// The program and arguments that run `command` (its first element the program) as `user`:
-    /// through `setpriv`, which execs in place so the pid held is the command's own, when the tests
-    /// run as root; as it is otherwise.
+    /// The program and arguments that run `command` as `user`: through `setpriv` when the tests
+    /// run as root (it execs the command in place, so the pid is the command's own), as they are
+    /// when the user is the current one.
     public static func command(_ command: [String], as user: (uid: uid_t, gid: gid_t)) -> (String, [String]) {
-        guard isSeparate else { return (command[0], Array(command.dropFirst())) }
+        if user.uid == getuid() { return (command[0], Array(command.dropFirst())) }
         return ("setpriv", ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--"] + command)
     }
 

@@ -15,7 +15,10 @@ struct InputMethodTests {
                 openbox: true, programs: ["fcitx5", "xvkbd", "dbus-run-session", "dbus-send"],
                 startBackend: false)
         else { return }
-        if !Fcitx5.entryAvailable { try Programs.skip("python3 with GTK 3 (python3-gi, gir1.2-gtk-3.0) is missing") }
+        guard Fcitx5.entryAvailable else {
+            try Programs.skip("python3 with GTK 3 (python3-gi, gir1.2-gtk-3.0) is missing")
+            return
+        }
         let manager = KeyboardManager(
             backend: h.backend)
         let seen = Mutex<[KeyboardUpdate]>([])

@@ -1,5 +1,10 @@
 import Foundation
-import Testing
+
+// Swift Testing is there in debug builds (the tests'); a release build of the benchmarks, with
+// the Swift runtime linked statically, has no static Testing library and skips by printing.
+#if canImport(Testing)
+    import Testing
+#endif
 
 /// A program a test started: ended by its pid when the test is done, also when it fails.
 public final class ChildProcess: @unchecked Sendable {
@@ -179,7 +184,9 @@ public enum Programs {
     /// it throws.
     public static func skip(_ reason: String) throws {
         if underCI { throw TestFailure("\(reason) (under CI nothing may be skipped)") }
-        if Test.current != nil { try Test.cancel(Comment(rawValue: reason)) }
+        #if canImport(Testing)
+            if Test.current != nil { try Test.cancel(Comment(rawValue: reason)) }
+        #endif
         print("skipped: \(reason)")
     }
 

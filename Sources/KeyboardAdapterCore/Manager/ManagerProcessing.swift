@@ -56,7 +56,8 @@ extension KeyboardManager {
         for emission in emissions {
             switch emission {
             case .update(let update):
-                if update.isVisible && update.event != .willHide {
+                // A hide's updates are not visible: the keyboard leaves the state at its will.
+                if update.isVisible {
                     state.visible[update.keyboard.id] = update.state
                 } else {
                     state.visible.removeValue(forKey: update.keyboard.id)

@@ -13,15 +13,22 @@ import X11Adapter
 /// The display-server backends this package ships, and their registration (like swift-log's
 /// `LoggingSystem.bootstrap`, but additive and idempotent).
 public enum KeyboardAdapterBackends {
-    /// Every shipped backend's registration. The x11 backend is joined with onboard's service.
+    /// Every shipped backend's registration. The x11 backend is joined with onboard's service,
+    /// the wayland backend with squeekboard's.
     public static var registrations: [BackendRegistry.Registration] {
-        [x11, WaylandBackend.registration]
+        [x11, wayland]
     }
 
     /// x11 with onboard's D-Bus service: onboard's own Show and Hide, its pid from the bus.
     public static let x11 = BackendRegistry.Registration(
         name: X11Backend.registration.name, hint: X11Backend.registration.hint,
         make: { X11Backend(services: [DBusKeyboardService.onboard()]) })
+
+    /// wayland with squeekboard's D-Bus service: the strips it reserves named, a keyboard up at start
+    /// reported, show and hide through `SetVisible`.
+    public static let wayland = BackendRegistry.Registration(
+        name: WaylandBackend.registration.name, hint: WaylandBackend.registration.hint,
+        make: { WaylandBackend(services: [DBusKeyboardService.squeekboard()]) })
 
     /// Registers every shipped backend in `registry`; calling it again changes nothing.
     public static func register(in registry: BackendRegistry = .shared) {

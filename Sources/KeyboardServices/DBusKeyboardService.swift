@@ -35,6 +35,8 @@ public final class DBusKeyboardService: KeyboardService {
     public var keyboardName: String { interface.keyboardName }
     /// `org.onboard.Onboard on the session bus`.
     public var address: String { "\(interface.busName) on the session bus" }
+    /// The edge the keyboard always docks at (squeekboard: the bottom), nil for onboard.
+    public var dockedEdge: Edge? { interface.dockedEdge }
     /// What the service said last.
     public var state: KeyboardServiceState { shared.withLock { $0.state } }
 

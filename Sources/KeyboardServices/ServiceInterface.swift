@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// Where a keyboard's service lives on the session bus and how it is asked to show and hide:
 /// everything that differs between keyboard families.
 struct ServiceInterface: Sendable, Hashable {
@@ -13,6 +15,8 @@ struct ServiceInterface: Sendable, Hashable {
     var interface: String
     /// Its boolean property that says whether the keyboard is visible.
     var visibleProperty: String
+    /// The output edge the keyboard always docks at, nil when it floats or the user chooses.
+    var dockedEdge: Edge? = nil
     /// The method call that shows (`true`) or hides (`false`) the keyboard.
     var request: @Sendable (Bool) -> (member: String, arguments: [BusArgument])
 

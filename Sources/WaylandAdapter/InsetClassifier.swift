@@ -6,6 +6,8 @@ struct DockedKeyboard: Sendable, Hashable {
     var edge: Edge
     /// Its frame in global logical pixels.
     var frame: Rect
+    /// The frame is all the space reserved at the edge, which may also hold panels.
+    var isUpperBound = false
 }
 
 /// Tells keyboards from panels by how an output's usable area shrinks. Pure: no Wayland calls.

@@ -34,8 +34,15 @@ public struct WaylandOutputStatus: Sendable, Hashable, CustomStringConvertible {
 /// - Only docked keyboards (exclusive zone > 0) are seen; their frame is the reserved strip at
 ///   the output's edge (exclusive zone plus margin), reported as `.derived` geometry.
 /// - Panels (swaybar) are told apart by a per-edge baseline: the smallest inset seen. A
-///   keyboard already visible when watching starts counts as baseline until it first hides.
-/// - Keyboard ids are `wayland:` + output name + edge; the keyboard program is not known.
+///   keyboard already visible when watching starts counts as baseline until it first hides,
+///   unless its service says it is up (below).
+/// - Keyboard ids are `wayland:` + output name + edge; the name is "docked keyboard" unless a
+///   keyboard service claims the strip.
+/// - With keyboard services (squeekboard's `sm.puri.OSK0`): a strip at the edge the only running
+///   service's keyboard docks at is named after it, with its pid; a keyboard its service says is
+///   up at start is reported (the whole inset at its edge, `.derivedUpperBound`, since a panel
+///   there cannot be told apart until it hides once; exact from its first hide on); show and hide
+///   go through the service.
 /// - `isLocal` is left nil: the manager fills it from what the app says about its text input.
 /// - The layout is the seat keyboard's (where one exists), else nil.
 /// - Compositors without `zwlr_layer_shell_v1` (Weston, GNOME) are reported unavailable.
@@ -43,7 +50,15 @@ public final class WaylandBackend: KeyboardBackend {
     /// `wayland`.
     public let name = "wayland"
     /// Docking, outputs and layout; no own frames (only the reserved space), no floating keyboards.
-    public let capabilities: BackendCapabilities = [.reportsDocking, .reportsOutputs, .reportsLayout]
+    /// With keyboard services, it can also show and hide keyboards (while a service runs).
+    public var capabilities: BackendCapabilities {
+        services.isEmpty
+            ? [.reportsDocking, .reportsOutputs, .reportsLayout]
+            : [.reportsDocking, .reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
+    }
+    /// The keyboards' own services (squeekboard's), started and stopped with the backend: they name
+    /// the strips, tell a keyboard up at start from a panel, and take show and hide requests.
+    public let services: [any KeyboardService]
     /// The socket given at creation (a name in `XDG_RUNTIME_DIR` or an absolute path), or nil
     /// for `WAYLAND_DISPLAY`.
     public let displayName: String?
@@ -60,9 +75,11 @@ public final class WaylandBackend: KeyboardBackend {
     deinit { stop() }
 
     /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or
-    /// at `WAYLAND_DISPLAY` when nil. Nothing connects until `availability()` or `start(sink:)`.
-    public init(display: String? = nil) {
+    /// at `WAYLAND_DISPLAY` when nil, joined with `services`. Nothing connects until
+    /// `availability()` or `start(on:sink:)`.
+    public init(display: String? = nil, services: [any KeyboardService] = []) {
         displayName = display
+        self.services = services
     }
 
     /// Connects briefly and checks that the compositor offers what the probe needs.
@@ -97,7 +114,8 @@ public final class WaylandBackend: KeyboardBackend {
     }
 
     /// Connects, sets up one probe per output, and adds the connection to `loop`. Keyboards
-    /// already docked now count as baseline (see the type's notes), so nothing is delivered at start.
+    /// already docked now count as baseline (see the type's notes), except one whose service says
+    /// it is up, which is delivered at once.
     public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
         try running.withLock { current in
             guard current == nil else { return }
@@ -121,6 +139,14 @@ public final class WaylandBackend: KeyboardBackend {
             }
             latestStatus.withLock { $0 = session.status }
             session.deliver = { sink.deliver($0) }
+            // The services are asked before the strips present now are judged; their changes come
+            // on this loop's thread, where the session lives.
+            let services = services
+            for service in services {
+                service.start(on: loop) { [weak session] _ in session?.servicesChanged(ServiceClaim.running(services)) }
+            }
+            session.servicesChanged(ServiceClaim.running(services))
+            session.adoptVisibleKeyboards()
             let connection = WaylandConnection(session: session, sink: sink, loop: loop, backendName: name)
             loop.add(connection)
             current = connection
@@ -130,8 +156,10 @@ public final class WaylandBackend: KeyboardBackend {
     /// Removes the connection from the loop and disconnects. Idempotent.
     public func stop() {
         running.withLock { current in
-            current?.close()
+            guard let connection = current else { return }
+            connection.close()
             current = nil
+            for service in services { service.stop() }
         }
     }
 
@@ -162,9 +190,19 @@ public final class WaylandBackend: KeyboardBackend {
         }
         lines += session.status.map { "output \($0)" }
         lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+        var insets: [Edge: Int] = [:]
+        for status in session.status {
+            guard let usable = status.usableArea else { continue }
+            let frame = status.output.frame
+            let measured = InsetClassifier.insets(
+                usable: usable.offsetBy(dx: -frame.x, dy: -frame.y), outputWidth: frame.width,
+                outputHeight: frame.height)
+            for edge in Edge.allCases { insets[edge] = max(insets[edge] ?? 0, measured[edge]) }
+        }
+        lines += serviceDiagnosis(insets: insets)
         lines.append(
-            "sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; "
-                + "floating keyboards and one already docked at start (until it first hides) are not seen")
+            "sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; floating keyboards are "
+                + "not seen, nor one already docked at start (until it first hides) unless its service says it is up")
         return lines
     }
 }

@@ -131,6 +131,17 @@ final class WaylandSession {
         publishStatus()
     }
 
+    /// What the running keyboard services say changed: it names the strips shown from now on.
+    func servicesChanged(_ claims: [ServiceClaim]) {
+        send(reports.servicesChanged(to: claims, time: MonotonicClock.now()))
+    }
+
+    /// Delivers the keyboards the services say are up now, which the baseline took in (called
+    /// once, after `bind` and once `deliver` is set).
+    func adoptVisibleKeyboards() {
+        send(reports.adoptVisibleKeyboards(time: MonotonicClock.now()))
+    }
+
     /// Hides every keyboard reported so far (the connection broke).
     func hideAll() {
         send(reports.hideAll(time: MonotonicClock.now()))

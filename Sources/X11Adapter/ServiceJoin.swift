@@ -1,6 +1,5 @@
 import Glibc
 import KeyboardAdapterCore
-import Synchronization
 
 /// Joins what the keyboards' own services say with what the X server shows. On X11 the window is
 /// the truth about where a keyboard is and whether it is mapped; a service adds the program's
@@ -22,27 +21,6 @@ struct ServiceJoinSink: ObservationSink {
     }
 
     func finish(failure: BackendFailure?) { inner.finish(failure: failure) }
-}
-
-/// Completes once after `count` outcomes: the first failure, else success.
-final class RequestGroup: Sendable {
-    private let remaining: Mutex<(count: Int, failure: KeyboardControlError?)>
-    private let completion: @Sendable (Result<Void, KeyboardControlError>) -> Void
-
-    init(count: Int, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
-        remaining = Mutex((count, nil))
-        self.completion = completion
-    }
-
-    func finish(_ result: Result<Void, KeyboardControlError>) {
-        let outcome = remaining.withLock { state -> Result<Void, KeyboardControlError>? in
-            if case .failure(let error) = result, state.failure == nil { state.failure = error }
-            state.count -= 1
-            guard state.count == 0 else { return nil }
-            return state.failure.map { .failure($0) } ?? .success(())
-        }
-        if let outcome { completion(outcome) }
-    }
 }
 
 extension X11Backend {

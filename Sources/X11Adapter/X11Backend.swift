@@ -133,7 +133,7 @@ public final class X11Backend: KeyboardBackend {
             ? running : running.filter { service in keyboards.contains { $0.name == service.keyboardName } }
         let others = keyboards.filter { keyboard in !serviced.contains { $0.keyboardName == keyboard.name } }
         guard !serviced.isEmpty || !others.isEmpty else { return completion(.failure(.notVisible("keyboard"))) }
-        let group = RequestGroup(count: serviced.count + others.count, completion: completion)
+        let group = KeyboardRequestGroup(count: serviced.count + others.count, completion: completion)
         for service in serviced { service.requestVisible(false, completion: group.finish) }
         for keyboard in others {
             do {

@@ -70,6 +70,10 @@ public enum GeometrySource: String, Sendable, Hashable, Codable, CaseIterable {
     case reported
     /// Inferred from something else, such as the space the compositor reserves (Wayland probe).
     case derived
+    /// Inferred from reserved space that may also hold panels at the keyboard's edge: the keyboard
+    /// lies within the frame, which may be larger (a keyboard already up when watching started,
+    /// sharing its edge with a bar; it is exact again from its first hide on).
+    case derivedUpperBound
     /// Nothing tells where the keyboard is.
     case unknown
 }

@@ -67,6 +67,9 @@ public protocol KeyboardService: AnyObject, Sendable {
     var keyboardName: String { get }
     /// Where the service lives, for people: `org.onboard.Onboard on the session bus`.
     var address: String { get }
+    /// The output edge the keyboard always docks at (squeekboard: the bottom), nil when it floats
+    /// or the user chooses. Lets a backend that sees only reserved space attribute a strip.
+    var dockedEdge: Edge? { get }
     /// What the service said last; any thread.
     var state: KeyboardServiceState { get }
     /// On `loop`'s thread: connects, asks the keyboard's state before returning (so the backend
@@ -84,6 +87,11 @@ public protocol KeyboardService: AnyObject, Sendable {
     /// `kbwatch --doctor` and before a backend starts); never starts the keyboard. Blocks for a
     /// few milliseconds, at most about a second when the bus does not answer.
     func probe() -> KeyboardServiceState
+}
+
+extension KeyboardService {
+    /// No fixed edge by default.
+    public var dockedEdge: Edge? { nil }
 }
 
 /// What one keyboard service says, as a value (for `kbwatch --state` and reports).

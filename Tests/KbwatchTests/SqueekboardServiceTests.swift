@@ -1,0 +1,241 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// squeekboard on headless sway with its own session bus, asked through `sm.puri.OSK0`: a
+/// keyboard already up when kbwatch starts is reported (not taken for a panel), named, with its
+/// pid; `--hide` and `--show` go through its service; a killed keyboard or a dead bus ends in
+/// what geometry still says, never a crash.
+@Suite("squeekboard's service on headless sway")
+struct SqueekboardServiceTests {
+    struct Setting: Sendable, CustomStringConvertible {
+        var bar: HeadlessSway.BarPosition?
+        var description: String { bar.map { "with swaybar at the \($0.rawValue)" } ?? "without a bar" }
+    }
+
+    static let programs = ["sway", "squeekboard", "dbus-daemon", "dbus-send", "swaymsg"]
+    /// squeekboard's strip on a 1280x800 output: the outermost 400 px.
+    static let strip = PrintedFrame(x: 0, y: 400, width: 1280, height: 400)
+
+    @Test(
+        "up before watching: --state names it, a watcher reports its hide and its next show exactly",
+        arguments: [Setting(bar: nil), Setting(bar: .bottom)])
+    func upBeforeWatching(setting: Setting) throws {
+        guard try Programs.ready(Self.programs + (setting.bar == nil ? [] : ["swaybar"])) else { return }
+        let world = try SqueekboardWorld(bar: setting.bar)
+        defer { world.stop() }
+        let bar = try world.barHeight(expected: setting.bar != nil)
+        try world.setVisible(true)
+
+        // --state: squeekboard, its pid, the whole space reserved at the bottom (an upper bound:
+        // from outside, a bar there cannot be told apart until the keyboard hides once).
+        let state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
+        #expect(state.status == 0, "kbwatch --state: \(state.stderr)")
+        let object = try JSONLine(state.stdout)
+        let keyboards = object.array("keyboards")
+        #expect(keyboards.count == 1, "\(state.stdout)")
+        let keyboard = keyboards.first ?? JSONLine()
+        #expect(keyboard.object("keyboard").string("name") == "squeekboard")
+        #expect(keyboard.object("keyboard").int("pid") == Int(world.squeekboard.pid))
+        #expect(keyboard.rect("frame") == PrintedFrame(x: 0, y: 400 - bar, width: 1280, height: 400 + bar))
+        #expect(keyboard.string("geometry") == "derivedUpperBound")
+        #expect(state.stdout.contains(#""services":[{"name":"squeekboard""#), "\(state.stdout)")
+        #expect(state.stdout.contains(#""status":"running","visible":true"#), "\(state.stdout)")
+
+        // A watcher started now reports the keyboard at once, then its hide and its next show.
+        let watcher = try Kbwatch.watch(["--json"], environment: world.environment)
+        defer { watcher.stop() }
+        let start = try world.next(watcher, "didShow", after: 0)
+        #expect(start.object("keyboard").string("name") == "squeekboard")
+        #expect(start.rect("endFrame") == PrintedFrame(x: 0, y: 400 - bar, width: 1280, height: 400 + bar))
+
+        let hide = try Kbwatch.run(["--hide"], environment: world.environment)
+        #expect(hide.status == 0, "kbwatch --hide: \(hide.stderr)")
+        let hidden = try world.next(watcher, "didHide", after: start.index)
+        #expect(hidden.object("keyboard").string("name") == "squeekboard")
+        #expect(try world.visible() == false)
+
+        let show = try Kbwatch.run(["--show"], environment: world.environment)
+        #expect(show.status == 0, "kbwatch --show: \(show.stderr)")
+        let shown = try world.next(watcher, "didShow", after: hidden.index)
+        #expect(shown.object("keyboard").string("name") == "squeekboard")
+        #expect(shown.object("keyboard").int("pid") == Int(world.squeekboard.pid))
+        #expect(shown.rect("endFrame") == Self.strip)
+        #expect(shown.string("geometry") == "derived")
+        #expect(try world.visible() == true)
+        #expect(watcher.isRunning, "\(watcher.errors)")
+    }
+
+    @Test("squeekboard killed while visible: a hide, and kbwatch goes on")
+    func keyboardKilled() throws {
+        guard try Programs.ready(Self.programs) else { return }
+        let world = try SqueekboardWorld(bar: nil)
+        defer { world.stop() }
+        let watcher = try Kbwatch.watch(["--json"], environment: world.environment)
+        defer { watcher.stop() }
+        _ = try world.barHeight(expected: false)
+        // Whether kbwatch is connected before the show or only after, the keyboard is reported
+        // shown: as it appears, or as up at start (its service says so).
+        try world.setVisible(true)
+        let shown = try world.next(watcher, "didShow", after: 0)
+        #expect(shown.object("keyboard").string("name") == "squeekboard")
+        world.squeekboard.signal(SIGKILL)
+        let hidden = try world.next(watcher, "didHide", after: shown.index)
+        #expect(hidden.object("keyboard").string("name") == "squeekboard")
+        #expect(watcher.isRunning, "\(watcher.errors)")
+        let state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
+        #expect(state.status == 1)
+        #expect(state.stdout.contains(#""status":"notRunning""#), "\(state.stdout)")
+    }
+
+    @Test("the bus goes away while squeekboard is visible: kbwatch goes on with what geometry says")
+    func busGone() throws {
+        guard try Programs.ready(Self.programs) else { return }
+        let world = try SqueekboardWorld(bar: nil)
+        defer { world.stop() }
+        _ = try world.barHeight(expected: false)
+        try world.setVisible(true)
+        let watcher = try Kbwatch.watch(["--json"], environment: world.environment)
+        defer { watcher.stop() }
+        let shown = try world.next(watcher, "didShow", after: 0)
+        world.bus.stop()
+        // squeekboard may go with its bus; whether it does or not, what the watcher says next is
+        // what the strip does. Ending squeekboard now must still be seen as a hide.
+        world.squeekboard.stop()
+        let hidden = try world.next(watcher, "didHide", after: shown.index)
+        #expect(hidden.object("keyboard").string("name") == "squeekboard")
+        #expect(watcher.isRunning, "\(watcher.errors)")
+        #expect(!watcher.errors.contains("Fatal"), "\(watcher.errors)")
+    }
+}
+
+/// sway, a session bus of its own (started apart, so that it can be ended apart), squeekboard on
+/// both, and the environment kbwatch needs to reach them.
+final class SqueekboardWorld: @unchecked Sendable {
+    let sway: HeadlessSway
+    let bus: SessionBus
+    let squeekboard: ChildProcess
+    let environment: [String: String?]
+
+    init(bar: HeadlessSway.BarPosition?) throws {
+        sway = try HeadlessSway(bar: bar)
+        do {
+            bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
+        } catch {
+            sway.stop()
+            throw error
+        }
+        var client = sway.clientEnvironment
+        client["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        client["GDK_BACKEND"] = "wayland"
+        client["NO_AT_BRIDGE"] = "1"  // no accessibility bus daemons to clean up after
+        do {
+            squeekboard = try ChildProcess("squeekboard", [], environment: client, directory: sway.runtime.path)
+            try bus.waitForName("sm.puri.OSK0")
+        } catch {
+            bus.stop()
+            sway.stop()
+            throw error
+        }
+        environment = [
+            "WAYLAND_DISPLAY": sway.socket, "XDG_RUNTIME_DIR": sway.runtime.xdg, "DISPLAY": nil,
+            "DBUS_SESSION_BUS_ADDRESS": bus.address, "XDG_SESSION_TYPE": "wayland", "KEYBOARD_ADAPTER_BACKEND": nil,
+        ]
+    }
+
+    func stop() {
+        squeekboard.stop()
+        bus.stop()
+        sway.stop()
+    }
+
+    /// The height of the bar at the bottom, once sway has placed it (0 without a bar).
+    func barHeight(expected: Bool) throws -> Int {
+        var height = 0
+        try Wait.require("sway's workspace area to settle", timeout: 10) {
+            guard let area = try? workspaceHeight() else { return false }
+            height = 800 - area
+            return expected ? height > 0 : height == 0
+        }
+        return height
+    }
+
+    private func workspaceHeight() throws -> Int? {
+        let output = try sway.message(["-t", "get_workspaces"])
+        guard let list = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]],
+            let rect = list.first?["rect"] as? [String: Any]
+        else { return nil }
+        return rect["height"] as? Int
+    }
+
+    /// Asks squeekboard to show or hide and waits until its zone and its `Visible` say so.
+    func setVisible(_ visible: Bool) throws {
+        try bus.call("sm.puri.OSK0", "/sm/puri/OSK0", "sm.puri.OSK0.SetVisible", ["boolean:\(visible)"])
+        try Wait.require("squeekboard's Visible to be \(visible)", timeout: 10) { (try? self.visible()) == visible }
+    }
+
+    /// squeekboard's `Visible` property, read on the bus.
+    func visible() throws -> Bool {
+        let reply = try bus.call(
+            "sm.puri.OSK0", "/sm/puri/OSK0", "org.freedesktop.DBus.Properties.Get",
+            ["string:sm.puri.OSK0", "string:Visible"])
+        return reply.contains("boolean true")
+    }
+
+    /// The first line after line `index` whose event is `event`.
+    func next(_ watcher: WatchedProcess, _ event: String, after index: Int, timeout: Double = 10) throws -> JSONLine {
+        var found: JSONLine?
+        try Wait.require("kbwatch to print \(event)", timeout: timeout) {
+            let lines = watcher.lines.all
+            guard lines.count > index else { return false }
+            for (offset, line) in lines.enumerated().dropFirst(index) {
+                if let object = try? JSONLine(line.text, index: offset + 1), object.string("event") == event {
+                    found = object
+                    return true
+                }
+            }
+            return false
+        }
+        return found!
+    }
+}
+
+/// One parsed JSON object, with typed reads that give nil for anything else.
+struct JSONLine: @unchecked Sendable {
+    let values: [String: Any]
+    /// The index just past the line this object came from.
+    let index: Int
+
+    init(_ values: [String: Any] = [:], index: Int = 0) {
+        self.values = values
+        self.index = index
+    }
+
+    init(_ text: String, index: Int = 0) throws {
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw TestFailure("not a JSON object: \(text)")
+        }
+        self.init(object, index: index)
+    }
+
+    func string(_ key: String) -> String? { values[key] as? String }
+    func int(_ key: String) -> Int? { values[key] as? Int }
+    func object(_ key: String) -> JSONLine { JSONLine(values[key] as? [String: Any] ?? [:]) }
+    func array(_ key: String) -> [JSONLine] { (values[key] as? [[String: Any]] ?? []).map { JSONLine($0) } }
+    func rect(_ key: String) -> PrintedFrame? {
+        let frame = object(key)
+        guard let x = frame.int("x"), let y = frame.int("y"), let width = frame.int("width"),
+            let height = frame.int("height")
+        else { return nil }
+        return PrintedFrame(x: x, y: y, width: width, height: height)
+    }
+}
+
+/// A frame as kbwatch prints it.
+struct PrintedFrame: Equatable, CustomStringConvertible {
+    var x: Int
+    var y: Int
+    var width: Int
+    var height: Int
+    var description: String { "\(x),\(y) \(width)x\(height)" }
+}

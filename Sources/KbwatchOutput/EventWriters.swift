@@ -42,7 +42,7 @@ public struct HumanWriter: EventWriter {
     public func line(for update: KeyboardUpdate) -> String {
         var columns = [
             Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
-            pad(TerminalText.escape(update.keyboard.name), 18), pad(update.endFrame.description, 16),
+            pad(TerminalText.escape(update.keyboard.name), 18), pad(frame(update.endFrame, update.geometry), 16),
             pad(update.isDocked ? "docked" : "floating", 9), pad("local=" + local(update.isLocal), 9),
             update.output.map { TerminalText.escape($0.name) } ?? "-",
         ]
@@ -56,6 +56,7 @@ public struct HumanWriter: EventWriter {
                     + " predicted")
         }
         if update.keyboard.kind == .inputMethodPanel { columns.append("(input-method panel)") }
+        if update.geometry == .derivedUpperBound { columns.append(Self.upperBoundNote) }
         return columns.joined(separator: " ")
     }
 
@@ -81,14 +82,22 @@ public struct HumanWriter: EventWriter {
         keyboards.map { state in
             [
                 pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
-                pad(state.frame.description, 16), pad(state.isDocked ? "docked" : "floating", 9),
+                pad(frame(state.frame, state.geometry), 16), pad(state.isDocked ? "docked" : "floating", 9),
                 pad("local=" + local(state.isLocal), 9), state.output.map { TerminalText.escape($0.name) } ?? "-",
             ]
-            .joined(separator: " ")
+            .joined(separator: " ") + (state.geometry == .derivedUpperBound ? " " + Self.upperBoundNote : "")
         }
     }
 
     private func local(_ value: Bool?) -> String { value.map { $0 ? "yes" : "no" } ?? "?" }
+
+    /// Said after a frame that is an upper bound: the keyboard lies within it.
+    static let upperBoundNote = "(at most: may include a panel)"
+
+    /// A frame, or `unknown place` when nothing tells where the keyboard is.
+    private func frame(_ frame: Rect, _ geometry: GeometrySource) -> String {
+        geometry == .unknown ? "unknown place" : frame.description
+    }
 
     private func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
@@ -220,7 +229,7 @@ public struct FormatWriter: EventWriter {
         ("w", "end frame width"), ("h", "end frame height"), ("f", "end frame as x,y WxH"),
         ("b", "begin frame as x,y WxH"), ("d", "docked or floating"), ("l", "local: yes, no or unknown"),
         ("o", "output name or -"), ("v", "visible: yes or no"), ("a", "animation duration in seconds"),
-        ("c", "animation curve"), ("g", "geometry: reported, derived or unknown"), ("L", "layout name or -"),
+        ("c", "animation curve"), ("g", "geometry: reported, derived, derivedUpperBound or unknown"), ("L", "layout name or -"),
         ("B", "backend"), ("r", "fraction done (progress lines; - otherwise)"), ("%", "a literal %"),
     ]
 

@@ -41,6 +41,17 @@ struct SqueekboardServiceTests {
         #expect(keyboard.string("geometry") == "derivedUpperBound")
         #expect(state.stdout.contains(#""services":[{"name":"squeekboard""#), "\(state.stdout)")
         #expect(state.stdout.contains(#""status":"running","visible":true"#), "\(state.stdout)")
+        let doctor = try Kbwatch.run(["--doctor"], environment: world.environment)
+        #expect(doctor.status == 0)
+        #expect(
+            doctor.stdout.contains(
+                "keyboard service squeekboard (sm.puri.OSK0 on the session bus): running, visible, pid \(world.squeekboard.pid)"
+            ),
+            "\(doctor.stdout)")
+        #expect(
+            doctor.stdout.contains("squeekboard says visible; \(400 + bar) px are reserved at the bottom edge now"),
+            "\(doctor.stdout)")
+        #expect(doctor.stdout.contains("show and hide: through squeekboard's service"), "\(doctor.stdout)")
 
         // A watcher started now reports the keyboard at once, then its hide and its next show.
         let watcher = try Kbwatch.watch(["--json"], environment: world.environment)
@@ -86,6 +97,13 @@ struct SqueekboardServiceTests {
         let state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
         #expect(state.status == 1)
         #expect(state.stdout.contains(#""status":"notRunning""#), "\(state.stdout)")
+        // With squeekboard gone, nothing on Wayland can show a keyboard (exit 7, and why), and
+        // there is nothing to hide (exit 1).
+        let show = try Kbwatch.run(["--show"], environment: world.environment)
+        #expect(show.status == 7, "kbwatch --show: \(show.stderr)")
+        #expect(show.stderr.contains("squeekboard: not running"), "\(show.stderr)")
+        let hide = try Kbwatch.run(["--hide"], environment: world.environment)
+        #expect(hide.status == 1, "kbwatch --hide: \(hide.stderr)")
     }
 
     @Test("the bus goes away while squeekboard is visible: kbwatch goes on with what geometry says")
@@ -99,6 +117,16 @@ struct SqueekboardServiceTests {
         defer { watcher.stop() }
         let shown = try world.next(watcher, "didShow", after: 0)
         world.bus.stop()
+        // The dead bus leaves the loop: no spinning on its closed descriptor.
+        Thread.sleep(forTimeInterval: 0.3)
+        let before = ProcessUsage.sample(pid: watcher.pid)
+        Thread.sleep(forTimeInterval: 1)
+        let after = ProcessUsage.sample(pid: watcher.pid)
+        if let before, let after {
+            #expect(after.ticks - before.ticks <= 1, "CPU ticks in 1 s after the bus went away")
+        } else {
+            Issue.record("kbwatch's usage could not be read: \(watcher.errors)")
+        }
         // squeekboard may go with its bus; whether it does or not, what the watcher says next is
         // what the strip does. Ending squeekboard now must still be seen as a hide.
         world.squeekboard.stop()

@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter"]),
         .testTarget(
             name: "WaylandAdapterTests",
-            dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"]),
+            dependencies: ["WaylandAdapter", "KeyboardServices", "CWayland", "CWaylandProtocols", "TestSupport"]),
 
         // The example app: an input bar kept above the real on-screen keyboard, drawn with Xlib + Xft.
         .systemLibrary(

@@ -40,11 +40,11 @@ public final class HeadlessSway: @unchecked Sendable {
     /// The absolute path of the Wayland socket (usable as `WAYLAND_DISPLAY`).
     public let socket: String
 
-    /// Starts sway with `outputs` (HEADLESS-1, HEADLESS-2, ...) and an optional bar, and waits
-    /// until its Wayland socket exists.
+    /// Starts sway with `outputs` (HEADLESS-1, HEADLESS-2, ...), an optional bar and `extraConfig`
+    /// lines, and waits until its Wayland socket exists.
     public init(
         outputs: [OutputSpec] = [OutputSpec(width: 1280, height: 800)], bar: BarPosition? = nil,
-        timeout: Double = 15
+        extraConfig: String = "", timeout: Double = 15
     ) throws {
         let user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user)
@@ -57,6 +57,7 @@ public final class HeadlessSway: @unchecked Sendable {
         if let bar {
             config += "bar {\n    position \(bar.rawValue)\n    status_command echo hello\n}\n"
         }
+        config += extraConfig
         let configPath = try runtime.write("sway.config", config)
         // env -i keeps the test's display variables away from it; env execs sway in place, so the
         // pid we hold is sway's own.

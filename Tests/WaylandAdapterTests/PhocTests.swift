@@ -1,0 +1,101 @@
+import Foundation
+import KeyboardAdapterCore
+import KeyboardServices
+import TestSupport
+import Testing
+import WaylandAdapter
+
+extension WaylandIntegration {
+    /// Phosh's stack without a phone: phoc nested in headless sway, squeekboard showing on its own
+    /// because a real GTK 3 Wayland entry takes the focus, and the backend joined with
+    /// squeekboard's service, as the `KeyboardAdapter` product runs it.
+    @Suite("phoc nested in sway, with squeekboard and a GTK 3 entry")
+    struct PhocTests {
+        /// phoc's output inside sway's 1280x800 one (no borders, so it fills it).
+        static let output = Output(name: "WL-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+        static let strip = Rect(x: 0, y: 400, width: 1280, height: 400)
+
+        @Test("the entry's focus shows squeekboard: reported with its strip, named squeekboard; and hidden")
+        func entryFocus() throws {
+            guard
+                try Fixture.ready([
+                    "sway", "phoc", "squeekboard", "wvkbd-mobintl", "dbus-daemon", "gsettings", "python3",
+                ])
+            else { return }
+            let phoc = try NestedPhoc()
+            defer { phoc.stop() }
+            let squeekboard = try phoc.launch("squeekboard", [])
+            try phoc.bus.waitForName("sm.puri.OSK0")
+            // squeekboard may map its panel for a few tens of milliseconds while it starts.
+            Thread.sleep(forTimeInterval: 0.5)
+            let app = try phoc.launch("python3", [try phoc.runtime.write("entry.py", Self.entryApp)])
+            try Wait.require("the app's window to be active", timeout: 15) {
+                app.log.contains("active") || !app.isRunning
+            }
+            if !app.isRunning { throw TestFailure("the app exited:\n\(app.log)") }
+
+            let sink = TrackingSink(backendName: "wayland")
+            let service = DBusKeyboardService.squeekboard(environment: phoc.environment.compactMapValues { $0 })
+            let backend = WaylandBackend(display: phoc.socket, services: [service])
+            let watching = try BackendLoop(backend, sink: sink)
+            defer { watching.stop() }
+            try Fixture.waitForUsableArea(backend, Self.output.name, Self.output.frame)
+            #expect(service.state.isRunning && service.state.isVisible == false, "\(service.state)")
+            #expect(sink.updates.isEmpty, "\(describe(sink.updates))")
+
+            app.signal(SIGUSR1)  // the entry takes the focus
+            try sink.waitForUpdates(2, "squeekboard shown for the entry", timeout: 10)
+            app.signal(SIGUSR2)  // a button takes it back
+            try sink.waitForUpdates(4, "squeekboard hidden", timeout: 10)
+
+            let named = "squeekboard pid=\(squeekboard.pid)"
+            #expect(
+                sink.updates.map { "\($0.keyboard.name) pid=\($0.keyboard.pid.map(String.init) ?? "-")" }
+                    == Array(repeating: named, count: 4))
+            #expect(
+                Fixture.lines(sink.updates)
+                    == Fixture.showHide(
+                        id: "wayland:WL-1:bottom", frame: Self.strip,
+                        offScreen: Rect(x: 0, y: 800, width: 1280, height: 400), edge: .bottom, output: Self.output,
+                        layout: nil),
+                "\(describe(sink.updates))")
+            #expect(service.state.isVisible == false)
+        }
+
+        /// A GTK 3 window with a button (focused at start) and an entry: SIGUSR1 gives the entry
+        /// the focus, SIGUSR2 the button. The headless seat has no pointer, so focus moves inside
+        /// the app; phoc activates the new window itself.
+        static let entryApp = """
+            import signal
+            import gi
+            gi.require_version("Gtk", "3.0")
+            from gi.repository import Gtk, GLib
+
+            window = Gtk.Window(title="entry")
+            box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+            button = Gtk.Button(label="no text here")
+            entry = Gtk.Entry()
+            box.pack_start(button, False, False, 0)
+            box.pack_start(entry, False, False, 0)
+            window.add(box)
+
+            def focus(widget):
+                widget.grab_focus()
+                return GLib.SOURCE_CONTINUE
+
+            def activated(window, _):
+                if window.is_active():
+                    print("active", flush=True)
+
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, focus, entry)
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR2, focus, button)
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, Gtk.main_quit)
+            window.connect("notify::is-active", activated)
+            window.connect("destroy", Gtk.main_quit)
+            button.grab_focus()
+            window.show_all()
+            Gtk.main()
+
+            """
+    }
+}

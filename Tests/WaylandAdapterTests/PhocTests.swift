@@ -19,7 +19,7 @@ extension WaylandIntegration {
         func entryFocus() throws {
             guard
                 try Fixture.ready([
-                    "sway", "phoc", "squeekboard", "wvkbd-mobintl", "dbus-daemon", "gsettings", "python3",
+                    "sway", "phoc", "squeekboard", "wvkbd-mobintl", "dbus-daemon", "gsettings", "/usr/bin/python3",
                 ])
             else { return }
             let phoc = try NestedPhoc()

@@ -229,7 +229,8 @@ public struct FormatWriter: EventWriter {
         ("w", "end frame width"), ("h", "end frame height"), ("f", "end frame as x,y WxH"),
         ("b", "begin frame as x,y WxH"), ("d", "docked or floating"), ("l", "local: yes, no or unknown"),
         ("o", "output name or -"), ("v", "visible: yes or no"), ("a", "animation duration in seconds"),
-        ("c", "animation curve"), ("g", "geometry: reported, derived, derivedUpperBound or unknown"), ("L", "layout name or -"),
+        ("c", "animation curve"), ("g", "geometry: reported, derived, derivedUpperBound or unknown"),
+        ("L", "layout name or -"),
         ("B", "backend"), ("r", "fraction done (progress lines; - otherwise)"), ("%", "a literal %"),
     ]
 

@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
         .library(name: "X11Adapter", targets: ["X11Adapter"]),
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
+        .library(name: "KWinAdapter", targets: ["KWinAdapter"]),
         .library(name: "KeyboardServices", targets: ["KeyboardServices"]),
         .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
         .executable(name: "kbwatch", targets: ["kbwatch"]),
@@ -50,14 +51,20 @@ let package = Package(
 
         // Display-server backends, one plugin each.
         .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11"]),
+        // What the Wayland backends share: the connection as a loop source, the registry, outputs
+        // with xdg-output, and the seat keyboard's layout.
+        .target(
+            name: "WaylandClient",
+            dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
         .target(
             name: "WaylandAdapter",
-            dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
+            dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland", "CWaylandProtocols"]),
+        .target(name: "KWinAdapter", dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland"]),
 
         // Umbrella: the core plus every backend, registered.
         .target(
             name: "KeyboardAdapter",
-            dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter", "KeyboardServices"]),
+            dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter", "KWinAdapter", "KeyboardServices"]),
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),

@@ -23,6 +23,10 @@ int ka_bus_append_bool(sd_bus_message *message, int value) {
     return sd_bus_message_append_basic(message, SD_BUS_TYPE_BOOLEAN, &boolean);
 }
 
+int ka_bus_append_variant_bool(sd_bus_message *message, int value) {
+    return sd_bus_message_append(message, "v", "b", value ? 1 : 0);
+}
+
 void ka_bus_reply_error(sd_bus_message *reply, const char **name, const char **message) {
     *name = NULL;
     *message = NULL;

@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import KWinAdapter
 import KeyboardServices
 import WaylandAdapter
 import X11Adapter
@@ -14,10 +15,13 @@ import X11Adapter
 /// `LoggingSystem.bootstrap`, but additive and idempotent).
 public enum KeyboardAdapterBackends {
     /// Every shipped backend's registration. The x11 backend is joined with onboard's service,
-    /// the wayland backend with squeekboard's.
+    /// the wayland backend with squeekboard's, the kwin backend with KWin's virtual keyboard.
     public static var registrations: [BackendRegistry.Registration] {
-        [x11, wayland]
+        [x11, wayland, kwin]
     }
+
+    /// kwin with KWin's virtual-keyboard service: visibility, show and hide through KWin.
+    public static let kwin = KWinBackend.registration(service: { DBusKeyboardService.kwinVirtualKeyboard() })
 
     /// x11 with onboard's D-Bus service: onboard's own Show and Hide, its pid from the bus.
     public static let x11 = BackendRegistry.Registration(

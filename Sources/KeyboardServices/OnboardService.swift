@@ -15,7 +15,7 @@ extension DBusKeyboardService {
             interface: ServiceInterface(
                 name: "onboard", keyboardName: "onboard", busName: "org.onboard.Onboard",
                 objectPath: "/org/onboard/Onboard/Keyboard", interface: "org.onboard.Onboard.Keyboard",
-                visibleProperty: "Visible", request: { visible in (visible ? "Show" : "Hide", []) }),
+                visibleProperty: "Visible", request: { visible in .method(visible ? "Show" : "Hide", []) }),
             environment: environment)
     }
 }

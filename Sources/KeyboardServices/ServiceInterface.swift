@@ -17,17 +17,26 @@ struct ServiceInterface: Sendable, Hashable {
     var visibleProperty: String
     /// The output edge the keyboard always docks at, nil when it floats or the user chooses.
     var dockedEdge: Edge? = nil
-    /// The method call that shows (`true`) or hides (`false`) the keyboard.
-    var request: @Sendable (Bool) -> (member: String, arguments: [BusArgument])
+    /// A signal of the keyboard interface, with no arguments, that says the visible property
+    /// changed (KWin's `visibleChanged`), for services that send no PropertiesChanged.
+    var changeSignal: String? = nil
+    /// How the keyboard is asked to show (`true`) or hide (`false`).
+    var request: @Sendable (Bool) -> ServiceRequest
 
     static func == (a: Self, b: Self) -> Bool { a.busName == b.busName && a.objectPath == b.objectPath }
     func hash(into hasher: inout Hasher) { hasher.combine(busName) }
 
     /// The call that shows or hides the keyboard.
     func call(visible: Bool) -> BusCall {
-        let (member, arguments) = request(visible)
-        return BusCall(
-            destination: busName, path: objectPath, interface: interface, member: member, arguments: arguments)
+        switch request(visible) {
+        case .method(let member, let arguments):
+            return BusCall(
+                destination: busName, path: objectPath, interface: interface, member: member, arguments: arguments)
+        case .setBool(let property, let value):
+            return BusCall(
+                destination: busName, path: objectPath, interface: "org.freedesktop.DBus.Properties", member: "Set",
+                arguments: [.string(interface), .string(property), .boolVariant(value)])
+        }
     }
 
     /// `Properties.Get` of the visible property.
@@ -42,10 +51,27 @@ struct ServiceInterface: Sendable, Hashable {
             + "member='NameOwnerChanged',arg0='\(busName)'"
     }
 
+    /// The rule for the keyboard's own change signal, when it has one.
+    var changeRule: String? {
+        changeSignal.map {
+            "type='signal',sender='\(busName)',path='\(objectPath)',interface='\(interface)',member='\($0)'"
+        }
+    }
+
     /// The rule for the keyboard's own PropertiesChanged signals. A well-known name as the sender
     /// keeps matching after the keyboard restarts under a new unique name.
     var propertiesRule: String {
         "type='signal',sender='\(busName)',path='\(objectPath)',interface='org.freedesktop.DBus.Properties',"
             + "member='PropertiesChanged',arg0='\(interface)'"
     }
+}
+
+/// How a keyboard is asked to show or hide.
+enum ServiceRequest: Sendable, Hashable {
+    /// A method of the keyboard interface with its arguments (onboard's `Show`, squeekboard's
+    /// `SetVisible(b)`, KWin's `forceActivate`).
+    case method(String, [BusArgument])
+    /// A boolean property of the keyboard interface set through `org.freedesktop.DBus.Properties`
+    /// (KWin's `active`).
+    case setBool(String, Bool)
 }

@@ -45,6 +45,10 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
             self.propertiesChanged($0)
         }
         matches = [owner, properties]
+        if let rule = interface.changeRule {
+            // A change signal carries no value: the property is read again.
+            matches.append(try connection.addMatch(rule) { [unowned self] _ in self.refreshVisible() })
+        }
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
         loop.add(self)

@@ -16,7 +16,7 @@ extension DBusKeyboardService {
             interface: ServiceInterface(
                 name: "squeekboard", keyboardName: "squeekboard", busName: "sm.puri.OSK0", objectPath: "/sm/puri/OSK0",
                 interface: "sm.puri.OSK0", visibleProperty: "Visible", dockedEdge: .bottom,
-                request: { visible in ("SetVisible", [.bool(visible)]) }),
+                request: { visible in .method("SetVisible", [.bool(visible)]) }),
             environment: environment)
     }
 }

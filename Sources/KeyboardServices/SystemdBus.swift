@@ -35,6 +35,8 @@ struct BusFailure: Error, CustomStringConvertible {
 enum BusArgument: Sendable, Hashable {
     case string(String)
     case bool(Bool)
+    /// A variant holding a boolean (the value of `Properties.Set`).
+    case boolVariant(Bool)
 }
 
 /// A method call to describe before it is sent.
@@ -134,6 +136,7 @@ final class BusConnection {
             switch argument {
             case .string(let value): status = ka_bus_append_string(made, value)
             case .bool(let value): status = ka_bus_append_bool(made, value ? 1 : 0)
+            case .boolVariant(let value): status = ka_bus_append_variant_bool(made, value ? 1 : 0)
             }
             guard status >= 0 else { throw BusFailure(code: -status) }
         }

@@ -1,5 +1,6 @@
 import CWayland
 import CWaylandProtocols
+import WaylandClient
 
 /// One unmapped xdg_popup asking where a layer surface sits on its output. The popup is placed
 /// far off-screen with slide constraints; the compositor slides it back into the output, so its

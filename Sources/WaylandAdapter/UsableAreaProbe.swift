@@ -1,6 +1,7 @@
 import CWayland
 import CWaylandProtocols
 import KeyboardAdapterCore
+import WaylandClient
 
 /// The globals a probe needs, bound by the session.
 struct ProbeGlobals {

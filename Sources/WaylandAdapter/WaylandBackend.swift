@@ -1,7 +1,7 @@
-import CWayland
 import Glibc
 import KeyboardAdapterCore
 import Synchronization
+import WaylandClient
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -148,7 +148,6 @@ public final class WaylandBackend: KeyboardBackend {
             session.servicesChanged(ServiceClaim.running(services))
             session.adoptVisibleKeyboards()
             let connection = WaylandConnection(session: session, sink: sink, loop: loop, backendName: name)
-            loop.add(connection)
             current = connection
         }
     }
@@ -207,59 +206,28 @@ public final class WaylandBackend: KeyboardBackend {
     }
 }
 
-/// The compositor connection as a run-loop source. Used on the loop's thread only.
-private final class WaylandConnection: LoopSource, @unchecked Sendable {
+/// The backend's session on the loop: the compositor connection as a run-loop source, and what
+/// to do when it breaks. Used on the loop's thread only.
+private final class WaylandConnection: @unchecked Sendable {
     // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
     // it (under its mutex) just to close it from `stop`, which runs on that same thread.
     private var session: WaylandSession?
-    private let sink: any ObservationSink
-    private weak var loop: KeyboardRunLoop?
-    private let backendName: String
-    /// A read was readied and must be completed or cancelled.
-    private var reading = false
+    private var source: DisplaySource?
 
     init(session: WaylandSession, sink: any ObservationSink, loop: KeyboardRunLoop, backendName: String) {
         self.session = session
-        self.sink = sink
-        self.loop = loop
-        self.backendName = backendName
-    }
-
-    func prepareToWait() -> (descriptor: Int32, events: Int16) {
-        guard let session else { return (-1, 0) }
-        switch session.connection.prepareRead() {
-        case .success(let events):
-            reading = true
-            return (session.connection.fileDescriptor, events)
-        case .failure(let error):
-            fail(error.description)
-            return (-1, 0)
-        }
-    }
-
-    func handle(events: Int16) {
-        guard let session, reading else { return }
-        reading = false
-        do throws(WaylandError) {
-            try session.connection.finishRead(events: events)
-        } catch {
-            fail(error.description)
+        source = DisplaySource(display: session.connection, loop: loop) { [unowned self] reason in
+            self.session?.hideAll()
+            self.session?.deliver = nil
+            self.close()
+            sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
         }
     }
 
     func close() {
-        guard let session else { return }
-        if reading { wl_display_cancel_read(session.connection.display) }
-        reading = false
-        loop?.remove(self)
-        session.destroy()
-        self.session = nil
-    }
-
-    private func fail(_ reason: String) {
-        session?.hideAll()
-        session?.deliver = nil
-        close()
-        sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
+        source?.close()
+        source = nil
+        session?.destroy()
+        session = nil
     }
 }

@@ -1,6 +1,7 @@
 import CWayland
 import CWaylandProtocols
 import KeyboardAdapterCore
+import WaylandClient
 
 /// Everything the backend holds on one connection: globals, outputs with their probes, the seat
 /// layout, and the docked keyboards reported so far. Lives on the loop thread after `start`.

@@ -17,6 +17,9 @@ int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, 
 int ka_bus_append_string(sd_bus_message *message, const char *value);
 int ka_bus_append_bool(sd_bus_message *message, int value);
 
+/* Appends one variant holding a boolean ('v' of 'b'), for Properties.Set. */
+int ka_bus_append_variant_bool(sd_bus_message *message, int value);
+
 /* A reply's error name and message when it is an error reply (both NULL otherwise); they point into
    the message. */
 void ka_bus_reply_error(sd_bus_message *reply, const char **name, const char **message);

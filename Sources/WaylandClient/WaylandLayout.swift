@@ -10,26 +10,26 @@ import KeyboardAdapterCore
 ///
 /// Modifiers (and so the group) are only sent to the client with keyboard focus, which the
 /// backend never has: until one arrives, the keymap's first layout is the active one.
-final class SeatLayout {
+package final class SeatLayout {
     private let seat: OpaquePointer
     private var keyboard: OpaquePointer?
     private let context: OpaquePointer?
     private var keymap: OpaquePointer?
     private var group: UInt32 = 0
     /// The active layout, nil without a seat keyboard or keymap.
-    private(set) var layout: InputLayout?
+    package private(set) var layout: InputLayout?
     /// Called on the loop thread when `layout` changes.
-    var onChange: (() -> Void)?
+    package var onChange: (() -> Void)?
 
     /// Binds the `wl_seat` global `name`.
-    init(registry: OpaquePointer, globalName: UInt32, version: UInt32) {
+    package init(registry: OpaquePointer, globalName: UInt32, version: UInt32) {
         seat = OpaquePointer(wl_registry_bind(registry, globalName, ka_wl_seat_interface(), min(version, 5)))
         context = xkb_context_new(XKB_CONTEXT_NO_FLAGS)
         wl_seat_add_listener(seat, seatListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Releases the keyboard, the seat and the xkb objects; no callback comes after this.
-    func destroy() {
+    package func destroy() {
         releaseKeyboard()
         if wl_proxy_get_version(seat) >= 5 { wl_seat_release(seat) } else { wl_seat_destroy(seat) }
         if let context { xkb_context_unref(context) }

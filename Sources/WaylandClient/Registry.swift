@@ -2,27 +2,27 @@ import CWayland
 
 /// Reads the registry's globals: which interfaces the compositor offers, at which version.
 /// Forwards each global and its removal to the handlers; lives on the thread that dispatches.
-final class Registry {
+package final class Registry {
     /// The `wl_registry`.
-    let proxy: OpaquePointer
+    package let proxy: OpaquePointer
     /// Interface name by global name, as announced so far.
-    private(set) var globals: [UInt32: (interface: String, version: UInt32)] = [:]
+    package private(set) var globals: [UInt32: (interface: String, version: UInt32)] = [:]
     /// Called for each global as it is announced.
-    var onGlobal: ((_ name: UInt32, _ interface: String, _ version: UInt32) -> Void)?
+    package var onGlobal: ((_ name: UInt32, _ interface: String, _ version: UInt32) -> Void)?
     /// Called when a global goes away (an output unplugged).
-    var onRemove: ((_ name: UInt32) -> Void)?
+    package var onRemove: ((_ name: UInt32) -> Void)?
 
     /// Asks `display` for its globals; they arrive with the next dispatch or roundtrip.
-    init(display: OpaquePointer) {
+    package init(display: OpaquePointer) {
         proxy = wl_display_get_registry(display)
         wl_registry_add_listener(proxy, registryListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// True when some global offers `interface`.
-    func offers(_ interface: String) -> Bool { globals.values.contains { $0.interface == interface } }
+    package func offers(_ interface: String) -> Bool { globals.values.contains { $0.interface == interface } }
 
     /// Releases the registry; no callback comes after this.
-    func destroy() {
+    package func destroy() {
         onGlobal = nil
         onRemove = nil
         wl_registry_destroy(proxy)

@@ -5,15 +5,15 @@ import KeyboardAdapterCore
 /// One `wl_output` and its `zxdg_output_v1`: the output's name and logical frame. Lives on the
 /// loop thread; its proxies call back into it through an unretained pointer, so its owner keeps
 /// it alive until `destroy()`.
-final class WatchedOutput {
+package final class WatchedOutput {
     /// The registry name of the `wl_output` global.
-    let globalName: UInt32
+    package let globalName: UInt32
     /// The bound `wl_output`.
-    let proxy: OpaquePointer
+    package let proxy: OpaquePointer
     private var xdgOutput: OpaquePointer?
     /// Called on the loop thread after every `done`: the output was announced, changed, or
     /// re-enabled (sway resends its state then).
-    var onDone: (() -> Void)?
+    package var onDone: (() -> Void)?
 
     // What the compositor said so far; applied at `done`.
     private var wlName: String?
@@ -25,24 +25,24 @@ final class WatchedOutput {
     private var logicalSize: (width: Int, height: Int)?
 
     /// The output as last completed by a `done`, nil before the first.
-    private(set) var output: Output?
+    package private(set) var output: Output?
 
     /// Binds the `wl_output` global `name` at `version`.
-    init(registry: OpaquePointer, globalName: UInt32, version: UInt32) {
+    package init(registry: OpaquePointer, globalName: UInt32, version: UInt32) {
         self.globalName = globalName
         proxy = OpaquePointer(wl_registry_bind(registry, globalName, ka_wl_output_interface(), min(version, 4)))
         wl_output_add_listener(proxy, outputListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Asks for the logical geometry, once, when the compositor offers xdg-output.
-    func attach(manager: OpaquePointer) {
+    package func attach(manager: OpaquePointer) {
         guard xdgOutput == nil, let xdg = ka_xdg_output_manager_get_xdg_output(manager, proxy) else { return }
         xdgOutput = xdg
         ka_xdg_output_add_listener(xdg, xdgOutputListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Releases the proxies; no callback comes after this.
-    func destroy() {
+    package func destroy() {
         if let xdgOutput { ka_xdg_output_destroy(xdgOutput) }
         xdgOutput = nil
         if wl_proxy_get_version(proxy) >= 3 { wl_output_release(proxy) } else { wl_output_destroy(proxy) }
@@ -104,7 +104,7 @@ nonisolated(unsafe) private let xdgOutputListener = permanent(
         description: { _, _, _ in }))
 
 /// A value copied to memory that is never freed: for listener tables libwayland keeps using.
-func permanent<T>(_ value: T) -> UnsafeMutablePointer<T> {
+package func permanent<T>(_ value: T) -> UnsafeMutablePointer<T> {
     let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
     pointer.initialize(to: value)
     return pointer

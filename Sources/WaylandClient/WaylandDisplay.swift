@@ -2,22 +2,25 @@ import CWayland
 import Glibc
 
 /// A failure to reach or keep the compositor, with a message for people.
-struct WaylandError: Error, Sendable, CustomStringConvertible {
+package struct WaylandError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
-    var description: String
+    package var description: String
+
+    /// Creates an error with its message.
+    package init(description: String) { self.description = description }
 }
 
 /// One connection to a Wayland compositor and the loop that reads it. Not thread-safe: after
 /// `start`, only the backend's loop thread touches it.
-final class WaylandDisplay {
+package final class WaylandDisplay {
     /// The `wl_display`.
-    let display: OpaquePointer
+    package let display: OpaquePointer
     /// The socket, for messages: the name given, or `WAYLAND_DISPLAY`.
-    let socketName: String
+    package let socketName: String
 
     /// Connects to `name` (a socket name in `XDG_RUNTIME_DIR`, or an absolute path), or to
     /// `WAYLAND_DISPLAY` when nil.
-    init(name: String?) throws(WaylandError) {
+    package init(name: String?) throws(WaylandError) {
         let shown = name ?? getenv("WAYLAND_DISPLAY").map { String(cString: $0) } ?? "wayland-0"
         guard let display = wl_display_connect(name) else {
             throw WaylandError(description: "cannot connect to the Wayland compositor at \(shown): \(Self.errnoText())")
@@ -29,12 +32,12 @@ final class WaylandDisplay {
     deinit { wl_display_disconnect(display) }
 
     /// Sends every request and waits until the compositor has answered them all.
-    func roundtrip() throws(WaylandError) {
+    package func roundtrip() throws(WaylandError) {
         if wl_display_roundtrip(display) < 0 { throw WaylandError(description: lostText()) }
     }
 
     /// Why the connection broke, for people.
-    func lostText() -> String {
+    package func lostText() -> String {
         let code = wl_display_get_error(display)
         var interface: UnsafePointer<wl_interface>?
         var object: UInt32 = 0
@@ -52,7 +55,7 @@ final class WaylandDisplay {
     /// (`POLLOUT` too while the socket buffer is full), or the reason the connection broke.
     /// `prepare_read` / `read_events` rather than `wl_display_dispatch`, so that the wait is the
     /// run loop's own `poll()`.
-    func prepareRead() -> Result<Int16, WaylandError> {
+    package func prepareRead() -> Result<Int16, WaylandError> {
         while wl_display_prepare_read(display) != 0 {
             if wl_display_dispatch_pending(display) < 0 { return .failure(WaylandError(description: lostText())) }
         }
@@ -69,7 +72,7 @@ final class WaylandDisplay {
 
     /// Completes the read readied by ``prepareRead()`` with what `poll()` said (reading, or
     /// cancelling when nothing came), then dispatches. Throws when the connection broke.
-    func finishRead(events: Int16) throws(WaylandError) {
+    package func finishRead(events: Int16) throws(WaylandError) {
         if events & Int16(POLLIN) != 0 {
             if wl_display_read_events(display) < 0 { throw WaylandError(description: lostText()) }
         } else {
@@ -80,7 +83,8 @@ final class WaylandDisplay {
     }
 
     /// The connection's descriptor.
-    var fileDescriptor: Int32 { wl_display_get_fd(display) }
+    package var fileDescriptor: Int32 { wl_display_get_fd(display) }
 
-    static func errnoText() -> String { String(cString: strerror(errno)) }
+    /// The text of the current `errno`.
+    package static func errnoText() -> String { String(cString: strerror(errno)) }
 }

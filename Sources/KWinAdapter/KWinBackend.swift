@@ -1,0 +1,212 @@
+import Glibc
+import KeyboardAdapterCore
+import Synchronization
+import WaylandClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// The `kwin` backend: KWin's virtual keyboard (maliit-keyboard, or whichever input method KWin
+/// runs) on KDE Plasma and Plasma Mobile, through KWin's own D-Bus interface
+/// (`org.kde.KWin` `/VirtualKeyboard`), joined with the outputs and layout seen on Wayland.
+///
+/// What it can tell, and what it cannot:
+/// - Whether the keyboard is up, event-driven (KWin's `visibleChanged` signal), including a
+///   keyboard already up when watching starts.
+/// - Not where: KWin places the input panel itself, it reserves no space (the layer-shell
+///   usable area does not change), and no interface open to other clients says where it is.
+///   Updates have geometry `.unknown` and no frames: treat them as "visible, size unknown".
+/// - The output when there is only one (KWin shows the panel on the active output); the seat's
+///   layout; `isLocal` from what the app says about its text input.
+/// - Show and hide through KWin: `forceActivate` (what Plasma's keyboard button does) and setting
+///   `active` to false. Nothing is loaded into KWin, so nothing is left behind when it stops.
+public final class KWinBackend: KeyboardBackend {
+    /// `kwin`.
+    public let name = "kwin"
+    /// Outputs and layout, show and hide; no frames, no docking.
+    public let capabilities: BackendCapabilities = [.reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
+    /// The socket given at creation, or nil for `WAYLAND_DISPLAY`.
+    public let displayName: String?
+    /// KWin's virtual-keyboard service, started and stopped with the backend.
+    public let services: [any KeyboardService]
+    private let service: any KeyboardService
+    private let running = Mutex<KWinConnection?>(nil)
+
+    /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
+    /// KWin's D-Bus service). It ranks above the wlroots `wayland` backend, which KWin's layer
+    /// shell would otherwise let start and see nothing.
+    public static func registration(service: @escaping @Sendable () -> any KeyboardService)
+        -> BackendRegistry.Registration
+    {
+        BackendRegistry.Registration(
+            name: "kwin",
+            hint: BackendSessionHint(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland", priority: 2),
+            make: { KWinBackend(service: service()) })
+    }
+
+    deinit { stop() }
+
+    /// Creates a backend for the KWin at `display` (a socket name or an absolute path), or at
+    /// `WAYLAND_DISPLAY` when nil, that hears KWin's virtual keyboard through `service`.
+    public init(display: String? = nil, service: any KeyboardService) {
+        displayName = display
+        self.service = service
+        services = [service]
+    }
+
+    /// Available when the compositor is KWin (it offers globals only KWin has) and KWin's
+    /// virtual-keyboard service answers on the session bus.
+    public func availability() -> BackendAvailability {
+        if displayName == nil, ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ $0.isEmpty }) ?? true {
+            return .unreachable(reason: "WAYLAND_DISPLAY is not set")
+        }
+        let session: KWinSession
+        do throws(WaylandError) {
+            session = try KWinSession(display: displayName)
+        } catch {
+            return .unreachable(reason: error.description)
+        }
+        defer { session.destroy() }
+        guard !session.kwinGlobalsOffered.isEmpty else {
+            return .unavailable(
+                reason: "the compositor at \(session.connection.socketName) is not KWin (it offers none of "
+                    + KWinSession.kwinGlobals.joined(separator: ", ") + ")")
+        }
+        let state = service.probe()
+        guard state.isRunning else {
+            return .unavailable(reason: "KWin's virtual keyboard cannot be heard: \(service.address): \(state)")
+        }
+        return .available(detail: "KWin's virtual keyboard on \(service.address), outputs on \(session.connection.socketName)")
+    }
+
+    /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
+    /// `loop`, and delivers the keyboard at once when it is up.
+    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+        try running.withLock { current in
+            guard current == nil else { return }
+            let session: KWinSession
+            do throws(WaylandError) {
+                session = try KWinSession(display: displayName)
+                try session.bind()
+            } catch {
+                throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
+            }
+            let identity = KeyboardIdentity(id: "kwin:virtual-keyboard", name: service.keyboardName)
+            let connection = KWinConnection(
+                session: session, identity: identity, sink: sink, loop: loop, backendName: name)
+            let service = service
+            service.start(on: loop) { [weak connection] state in connection?.serviceChanged(state) }
+            connection.serviceChanged(service.state)
+            current = connection
+        }
+    }
+
+    /// Stops the service and disconnects. Idempotent.
+    public func stop() {
+        running.withLock { current in
+            guard let connection = current else { return }
+            connection.close()
+            current = nil
+            service.stop()
+        }
+    }
+
+    /// Asks KWin to show its virtual keyboard (`forceActivate`).
+    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        guard service.state.isRunning else {
+            return completion(.failure(.unsupported("KWin's virtual keyboard cannot be heard: \(service.state)")))
+        }
+        service.requestVisible(true, completion: completion)
+    }
+
+    /// Asks KWin to hide its virtual keyboard (`active` set to false).
+    public func requestHide(
+        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
+        guard service.state.isRunning else {
+            return completion(.failure(.unsupported("KWin's virtual keyboard cannot be heard: \(service.state)")))
+        }
+        service.requestVisible(false, completion: completion)
+    }
+
+    /// The compositor, the outputs, the layout, what KWin's service says, and what cannot be seen.
+    public func diagnose() -> [String] {
+        let session: KWinSession
+        do throws(WaylandError) {
+            session = try KWinSession(display: displayName)
+        } catch {
+            return [error.description]
+        }
+        defer { session.destroy() }
+        var lines = [
+            "compositor at \(session.connection.socketName): "
+                + (session.kwinGlobalsOffered.isEmpty
+                    ? "not KWin" : "KWin (offers \(session.kwinGlobalsOffered.joined(separator: ", ")))")
+        ]
+        if (try? session.bind()) != nil {
+            lines += session.currentOutputs.values.sorted { $0.name < $1.name }.map { "output \($0)" }
+            lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+        }
+        lines.append("keyboard service \(service.name) (\(service.address)): \(service.probe())")
+        lines.append("show: forceActivate; hide: active set to false (through KWin)")
+        lines.append(
+            "sees whether KWin's virtual keyboard is up, not where: KWin places it and says nowhere open to "
+                + "other clients (geometry unknown)")
+        return lines
+    }
+}
+
+/// The backend's state on the loop: KWin's Wayland display as a loop source, and the reports.
+/// Used on the loop's thread only.
+private final class KWinConnection: @unchecked Sendable {
+    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
+    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
+    private var session: KWinSession?
+    private var source: DisplaySource?
+    private var reports: VirtualKeyboardReports
+    private let sink: any ObservationSink
+
+    init(
+        session: KWinSession, identity: KeyboardIdentity, sink: any ObservationSink, loop: KeyboardRunLoop,
+        backendName: String
+    ) {
+        self.session = session
+        self.sink = sink
+        reports = VirtualKeyboardReports(identity: identity)
+        let now = MonotonicClock.now()
+        for (key, output) in session.currentOutputs { _ = reports.outputChanged(key, to: output, time: now) }
+        _ = reports.layoutChanged(to: session.layout, time: now)
+        session.onOutput = { [unowned self] key, output in
+            send(reports.outputChanged(key, to: output, time: MonotonicClock.now()))
+        }
+        session.onLayout = { [unowned self] layout in
+            send(reports.layoutChanged(to: layout, time: MonotonicClock.now()))
+        }
+        source = DisplaySource(display: session.connection, loop: loop) { [unowned self] reason in
+            // KWin went away: the keyboard with it.
+            send(reports.visibilityChanged(to: false, time: MonotonicClock.now()))
+            close()
+            sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
+        }
+    }
+
+    /// What KWin's service says changed: up only while it runs and says visible.
+    func serviceChanged(_ state: KeyboardServiceState) {
+        guard session != nil else { return }
+        send(reports.visibilityChanged(to: state.isRunning && state.isVisible == true, time: MonotonicClock.now()))
+    }
+
+    private func send(_ observations: [KeyboardObservation]) {
+        observations.forEach(sink.deliver)
+    }
+
+    func close() {
+        source?.close()
+        source = nil
+        session?.destroy()
+        session = nil
+    }
+}

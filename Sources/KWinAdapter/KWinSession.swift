@@ -1,0 +1,98 @@
+import CWayland
+import CWaylandProtocols
+import KeyboardAdapterCore
+import WaylandClient
+
+/// The Wayland side of the kwin backend: the outputs (with xdg-output) and the seat's layout.
+/// KWin's virtual keyboard has no Wayland surface a client can see, so nothing else is bound.
+/// Lives on the loop's thread after `bind`.
+final class KWinSession {
+    let connection: WaylandDisplay
+    private let registry: Registry
+    private var outputManager: OpaquePointer?
+    private var seat: SeatLayout?
+    private var seatGlobal: UInt32?
+    private var outputs: [UInt32: WatchedOutput] = [:]
+    /// Called on the loop's thread when an output is announced, changes (its output) or goes (nil).
+    var onOutput: ((UInt32, Output?) -> Void)?
+    /// Called on the loop's thread when the seat's layout changes.
+    var onLayout: ((InputLayout?) -> Void)?
+
+    /// Globals that only KWin offers: they tell a KWin session from another compositor with layer
+    /// shell (wlroots ones offer KDE's server-decoration protocol too, so a prefix is not enough).
+    static let kwinGlobals = ["org_kde_plasma_shell", "kde_output_device_v2", "org_kde_kwin_outputmanagement"]
+
+    /// Connects and reads the globals (one roundtrip); binds nothing yet.
+    init(display name: String?) throws(WaylandError) {
+        connection = try WaylandDisplay(name: name)
+        registry = Registry(display: connection.display)
+        try connection.roundtrip()
+    }
+
+    /// The KWin-only globals this compositor offers (empty: not KWin).
+    var kwinGlobalsOffered: [String] { Self.kwinGlobals.filter(registry.offers) }
+
+    /// Binds the outputs, xdg-output and the seat, and waits for their first state.
+    func bind() throws(WaylandError) {
+        registry.onGlobal = { [unowned self] name, interface, version in bindGlobal(name, interface, version) }
+        registry.onRemove = { [unowned self] name in removeGlobal(name) }
+        for (name, global) in registry.globals.sorted(by: { $0.key < $1.key }) {
+            bindGlobal(name, global.interface, global.version)
+        }
+        // Output details and the keymap, then xdg-output's logical geometry.
+        for _ in 0..<2 { try connection.roundtrip() }
+    }
+
+    private func bindGlobal(_ name: UInt32, _ interface: String, _ version: UInt32) {
+        let r = registry.proxy
+        switch interface {
+        case "zxdg_output_manager_v1" where outputManager == nil:
+            outputManager = OpaquePointer(
+                wl_registry_bind(r, name, ka_zxdg_output_manager_v1_interface(), min(version, 3)))
+        case "wl_seat" where seat == nil:
+            let layout = SeatLayout(registry: r, globalName: name, version: version)
+            layout.onChange = { [unowned self, unowned layout] in onLayout?(layout.layout) }
+            seat = layout
+            seatGlobal = name
+        case "wl_output":
+            let watched = WatchedOutput(registry: r, globalName: name, version: version)
+            outputs[name] = watched
+            watched.onDone = { [unowned self, unowned watched] in onOutput?(watched.globalName, watched.output) }
+        default:
+            return
+        }
+        if let outputManager { for output in outputs.values { output.attach(manager: outputManager) } }
+    }
+
+    private func removeGlobal(_ name: UInt32) {
+        if let output = outputs.removeValue(forKey: name) {
+            output.destroy()
+            onOutput?(name, nil)
+        } else if name == seatGlobal {
+            seat?.destroy()
+            seat = nil
+            seatGlobal = nil
+            onLayout?(nil)
+        }
+    }
+
+    /// The outputs announced so far, by global name.
+    var currentOutputs: [UInt32: Output] { outputs.compactMapValues(\.output) }
+
+    /// The seat keyboard's layout, if any.
+    var layout: InputLayout? { seat?.layout }
+
+    /// Releases every proxy (the connection goes with the session).
+    func destroy() {
+        onOutput = nil
+        onLayout = nil
+        for output in outputs.values { output.destroy() }
+        outputs = [:]
+        seat?.destroy()
+        seat = nil
+        if let outputManager { ka_xdg_output_manager_destroy(outputManager) }
+        outputManager = nil
+        registry.destroy()
+        wl_display_flush(connection.display)
+    }
+}

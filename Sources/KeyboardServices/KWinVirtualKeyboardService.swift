@@ -1,0 +1,24 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+extension DBusKeyboardService {
+    /// KWin's virtual keyboard (maliit-keyboard, or whichever input method KWin runs):
+    /// `org.kde.KWin` at `/VirtualKeyboard`, interface `org.kde.kwin.VirtualKeyboard`, boolean
+    /// property `visible` with a `visibleChanged` signal of its own (KWin sends no
+    /// PropertiesChanged). Show is `forceActivate`, what Plasma's keyboard button calls; hide sets
+    /// `active` to false. The pid on the bus is KWin's, which starts the input method itself.
+    public static func kwinVirtualKeyboard(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> DBusKeyboardService {
+        DBusKeyboardService(
+            interface: ServiceInterface(
+                name: "kwin-virtual-keyboard", keyboardName: "KWin virtual keyboard", busName: "org.kde.KWin",
+                objectPath: "/VirtualKeyboard", interface: "org.kde.kwin.VirtualKeyboard", visibleProperty: "visible",
+                changeSignal: "visibleChanged",
+                request: { visible in visible ? .method("forceActivate", []) : .setBool("active", false) }),
+            environment: environment)
+    }
+}

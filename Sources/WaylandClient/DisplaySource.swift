@@ -1,0 +1,60 @@
+import CWayland
+import KeyboardAdapterCore
+
+/// A compositor connection as a run-loop source: the loop polls its descriptor, and every
+/// handler runs on the loop's thread as events are dispatched. When the connection breaks,
+/// `failed` gets the reason once and the source leaves the loop.
+package final class DisplaySource: LoopSource, @unchecked Sendable {
+    // @unchecked: created on the loop's thread and used there only; its owner keeps it to close
+    // it from `stop`, which runs on that same thread.
+    package let display: WaylandDisplay
+    private weak var loop: KeyboardRunLoop?
+    private let failed: (String) -> Void
+    private var isOpen = true
+    /// A read was readied and must be completed or cancelled.
+    private var reading = false
+
+    /// Adds `display` to `loop`; `failed` is called once, on the loop's thread, when it breaks.
+    package init(display: WaylandDisplay, loop: KeyboardRunLoop, failed: @escaping (String) -> Void) {
+        self.display = display
+        self.loop = loop
+        self.failed = failed
+        loop.add(self)
+    }
+
+    package func prepareToWait() -> (descriptor: Int32, events: Int16) {
+        guard isOpen else { return (-1, 0) }
+        switch display.prepareRead() {
+        case .success(let events):
+            reading = true
+            return (display.fileDescriptor, events)
+        case .failure(let error):
+            fail(error.description)
+            return (-1, 0)
+        }
+    }
+
+    package func handle(events: Int16) {
+        guard isOpen, reading else { return }
+        reading = false
+        do throws(WaylandError) {
+            try display.finishRead(events: events)
+        } catch {
+            fail(error.description)
+        }
+    }
+
+    /// Leaves the loop; the display stays connected for its owner to release. Idempotent.
+    package func close() {
+        guard isOpen else { return }
+        if reading { wl_display_cancel_read(display.display) }
+        reading = false
+        isOpen = false
+        loop?.remove(self)
+    }
+
+    private func fail(_ reason: String) {
+        close()
+        failed(reason)
+    }
+}

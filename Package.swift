@@ -95,7 +95,9 @@ let package = Package(
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter"]),
         .testTarget(
             name: "WaylandAdapterTests",
-            dependencies: ["WaylandAdapter", "KeyboardServices", "CWayland", "CWaylandProtocols", "TestSupport"]),
+            dependencies: [
+                "WaylandAdapter", "KWinAdapter", "KeyboardServices", "CWayland", "CWaylandProtocols", "TestSupport",
+            ]),
 
         // The example app: an input bar kept above the real on-screen keyboard, drawn with Xlib + Xft.
         .systemLibrary(

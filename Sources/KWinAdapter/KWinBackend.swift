@@ -73,7 +73,7 @@ public final class KWinBackend: KeyboardBackend {
         guard !session.kwinGlobalsOffered.isEmpty else {
             return .unavailable(
                 reason: "the compositor at \(session.connection.socketName) is not KWin (it offers none of "
-                    + KWinSession.kwinGlobals.joined(separator: ", ") + ")")
+                    + Registry.kwinGlobals.joined(separator: ", ") + ")")
         }
         let state = service.probe()
         guard state.isRunning else {

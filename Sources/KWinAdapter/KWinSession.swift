@@ -18,10 +18,6 @@ final class KWinSession {
     /// Called on the loop's thread when the seat's layout changes.
     var onLayout: ((InputLayout?) -> Void)?
 
-    /// Globals that only KWin offers: they tell a KWin session from another compositor with layer
-    /// shell (wlroots ones offer KDE's server-decoration protocol too, so a prefix is not enough).
-    static let kwinGlobals = ["org_kde_plasma_shell", "kde_output_device_v2", "org_kde_kwin_outputmanagement"]
-
     /// Connects and reads the globals (one roundtrip); binds nothing yet.
     init(display name: String?) throws(WaylandError) {
         connection = try WaylandDisplay(name: name)
@@ -30,7 +26,7 @@ final class KWinSession {
     }
 
     /// The KWin-only globals this compositor offers (empty: not KWin).
-    var kwinGlobalsOffered: [String] { Self.kwinGlobals.filter(registry.offers) }
+    var kwinGlobalsOffered: [String] { registry.kwinGlobalsOffered }
 
     /// Binds the outputs, xdg-output and the seat, and waits for their first state.
     func bind() throws(WaylandError) {

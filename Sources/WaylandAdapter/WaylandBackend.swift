@@ -93,6 +93,9 @@ public final class WaylandBackend: KeyboardBackend {
             if let missing = Self.missingInterface(session) {
                 return .unavailable(reason: Self.unsupportedReason(missing: missing, session: session))
             }
+            if !session.kwinGlobalsOffered.isEmpty {
+                return .unavailable(reason: Self.kwinReason(session))
+            }
             return .available(detail: "layer-shell probe on the compositor at \(session.connection.socketName)")
         } catch {
             return .unreachable(reason: error.description)
@@ -101,6 +104,13 @@ public final class WaylandBackend: KeyboardBackend {
 
     private static func missingInterface(_ session: WaylandSession) -> String? {
         [WaylandSession.layerShellInterface, "wl_compositor"].first { !session.offers($0) }
+    }
+
+    /// KWin offers layer shell, but its virtual keyboard reserves no space: the usable area would
+    /// never change, and watching it would say "no keyboard" while one is up.
+    static func kwinReason(_ session: WaylandSession) -> String {
+        "the compositor at \(session.connection.socketName) is KWin, whose virtual keyboard reserves no space: "
+            + "the kwin backend watches it"
     }
 
     private static func unsupportedReason(missing: String, session: WaylandSession) -> String {
@@ -127,6 +137,11 @@ public final class WaylandBackend: KeyboardBackend {
             }
             if let missing = Self.missingInterface(session) {
                 let reason = Self.unsupportedReason(missing: missing, session: session)
+                session.destroy()
+                throw BackendFailure(backend: name, kind: .other, reason: reason)
+            }
+            if !session.kwinGlobalsOffered.isEmpty {
+                let reason = Self.kwinReason(session)
                 session.destroy()
                 throw BackendFailure(backend: name, kind: .other, reason: reason)
             }

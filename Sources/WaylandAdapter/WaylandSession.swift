@@ -36,6 +36,9 @@ final class WaylandSession {
     /// True when the compositor offers `interface`.
     func offers(_ interface: String) -> Bool { registry.offers(interface) }
 
+    /// The KWin-only globals the compositor offers (empty: not KWin).
+    var kwinGlobalsOffered: [String] { registry.kwinGlobalsOffered }
+
     /// Binds the globals, creates a probe per output, and waits for the first configures, so
     /// that panels already present form the baseline before any event is delivered.
     func bind() throws(WaylandError) {

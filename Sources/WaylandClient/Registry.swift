@@ -18,6 +18,13 @@ package final class Registry {
         wl_registry_add_listener(proxy, registryListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// Globals that only KWin offers: they tell a KWin session from another compositor with layer
+    /// shell (wlroots ones offer KDE's server-decoration protocol too, so a prefix is not enough).
+    package static let kwinGlobals = ["org_kde_plasma_shell", "kde_output_device_v2", "org_kde_kwin_outputmanagement"]
+
+    /// The KWin-only globals this compositor offers (empty: not KWin).
+    package var kwinGlobalsOffered: [String] { Self.kwinGlobals.filter(offers) }
+
     /// True when some global offers `interface`.
     package func offers(_ interface: String) -> Bool { globals.values.contains { $0.interface == interface } }
 

@@ -37,7 +37,7 @@ struct CLITests {
             (["--state", "--doctor"], "--state and --doctor cannot be used together"),
             (["--format"], "--format needs a value"),
             (["stray"], "unexpected argument 'stray'"),
-            (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland)"),
+            (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland, kwin)"),
         ])
     func badArguments(arguments: [String], reason: String) throws {
         let result = try Kbwatch.run(arguments)
@@ -67,10 +67,11 @@ struct CLITests {
     func listBackends() throws {
         let result = try Kbwatch.run(["--list-backends"], environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil])
         #expect(result.status == 0)
-        try #require(result.lines.count == 3)
+        try #require(result.lines.count == 4)
         #expect(result.lines[0].hasPrefix("x11: no display server: "))
         #expect(result.lines[1].hasPrefix("wayland: no display server: "))
-        #expect(result.lines[2] == "replay: available with --replay FILE")
+        #expect(result.lines[2].hasPrefix("kwin: no display server: "))
+        #expect(result.lines[3] == "replay: available with --replay FILE")
     }
 
     @Test("--doctor explains the session even without a display server")

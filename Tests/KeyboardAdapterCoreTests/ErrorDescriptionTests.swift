@@ -42,7 +42,7 @@ struct ErrorDescriptionTests {
         let unknown = #expect(throws: BackendSelectionError.self) {
             try registry.select(name: "kwin", environment: [:])
         }
-        #expect(try shown(#require(unknown)) == "unknown backend 'kwin' (known: x11, wayland)")
+        #expect(try shown(#require(unknown)) == "unknown backend 'kwin' (known: x11, wayland, kwin)")
         #expect(
             shown(BackendSelectionError.unavailable(name: "wayland", reason: "no zwlr_layer_shell_v1"))
                 == "backend 'wayland' is unavailable: no zwlr_layer_shell_v1")

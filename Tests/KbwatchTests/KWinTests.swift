@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// KDE Plasma's stack: headless KWin 5.27 with maliit-keyboard as its input method, shown with
+/// `forceActivate` (Plasma's keyboard button) and hidden with `active` false, watched by kbwatch
+/// as the session's user. KWin says whether its keyboard is up, never where: frames are null and
+/// geometry unknown.
+@Suite("kwin: KWin's virtual keyboard with maliit-keyboard")
+struct KWinTests {
+    static let programs = ["kwin_wayland", "maliit-keyboard", "dbus-daemon", "dbus-send"]
+
+    @Test("selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher")
+    func showAndHide() throws {
+        guard try Programs.ready(Self.programs) else { return }
+        let kwin = try HeadlessKWin()
+        defer { kwin.stop() }
+
+        // The session picks kwin; wayland (KWin offers layer shell) says why it cannot.
+        let listed = try kwin.kbwatch(["--list-backends"])
+        #expect(listed.output.contains("kwin: available: "), "\(listed.output)")
+        #expect(
+            listed.output.contains("wayland: unavailable: ") && listed.output.contains("is KWin"), "\(listed.output)")
+        let hidden = try kwin.kbwatch(["--state", "--json"])
+        #expect(hidden.status == 1, "\(hidden.output)")
+
+        let watcher = try kwin.watch(["--json"])
+        defer { watcher.stop() }
+        try kwin.forceActivate()
+        try kwin.waitForVisible(true)
+        let shown = try Self.next(watcher, "didShow", after: 0)
+        #expect(shown.string("backend") == "kwin")
+        #expect(shown.object("keyboard").string("name") == "KWin virtual keyboard")
+        #expect(shown.string("geometry") == "unknown")
+        #expect(shown.values["endFrame"] is NSNull)
+        #expect(shown.object("output").string("name") != nil, "\(shown.values)")
+        // maliit is really up, at its own rectangle (with its suggestion strip or without), which
+        // nothing open to other clients tells.
+        try Wait.require("maliit's rectangle (\(kwin.maliitRectangle ?? "none"))", timeout: 5) {
+            ["0 488 1280 312", "0 449 1280 351"].contains(kwin.maliitRectangle ?? "")
+        }
+
+        let state = try kwin.kbwatch(["--state", "--json"])
+        #expect(state.status == 0, "\(state.output)")
+        let keyboards = try JSONLine(state.output).array("keyboards")
+        #expect(keyboards.count == 1 && keyboards.first?.string("geometry") == "unknown", "\(state.output)")
+        // A watcher started while the keyboard is up reports it at once.
+        let late = try kwin.watch(["--json"])
+        defer { late.stop() }
+        _ = try Self.next(late, "didShow", after: 0)
+
+        try kwin.deactivate()
+        try kwin.waitForVisible(false)
+        let gone = try Self.next(watcher, "didHide", after: shown.index)
+        #expect(gone.object("keyboard").string("name") == "KWin virtual keyboard")
+
+        let show = try kwin.kbwatch(["--show"])
+        #expect(show.status == 0, "kbwatch --show: \(show.output)")
+        try kwin.waitForVisible(true)
+        let again = try Self.next(watcher, "didShow", after: gone.index)
+        let hide = try kwin.kbwatch(["--hide"])
+        #expect(hide.status == 0, "kbwatch --hide: \(hide.output)")
+        try kwin.waitForVisible(false)
+        let last = try Self.next(watcher, "didHide", after: again.index)
+
+        // One will/did pair per show and per hide, nothing else.
+        let events = watcher.lines.all.prefix(last.index).compactMap { try? JSONLine($0.text).string("event") }
+        #expect(
+            events == ["willShow", "didShow", "willHide", "didHide", "willShow", "didShow", "willHide", "didHide"])
+        #expect(watcher.isRunning && late.isRunning, "\(watcher.errors) \(late.errors)")
+    }
+
+    /// The first line after line `index` whose event is `event`.
+    static func next(_ watcher: WatchedProcess, _ event: String, after index: Int, timeout: Double = 10) throws
+        -> JSONLine
+    {
+        var found: JSONLine?
+        try Wait.require("kbwatch to print \(event) (\(watcher.errors))", timeout: timeout) {
+            for (offset, line) in watcher.lines.all.enumerated().dropFirst(index) {
+                if let object = try? JSONLine(line.text, index: offset + 1), object.string("event") == event {
+                    found = object
+                    return true
+                }
+            }
+            return false
+        }
+        return found!
+    }
+}

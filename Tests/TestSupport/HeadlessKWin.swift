@@ -1,0 +1,166 @@
+import Foundation
+
+/// A headless KWin (`kwin_wayland --virtual`, 1280x800) with maliit-keyboard as its input method,
+/// on a session bus of its own, all run as `TestUser` (a session bus started by a user refuses
+/// other users, root included): programs that talk to it run as that user too, through `run(_:)`
+/// and `watch(_:)`. Everything ends by pid when released, maliit (which KWin starts) included.
+public final class HeadlessKWin: @unchecked Sendable {
+    /// The scratch directories: `xdg` holds the bus and the Wayland socket.
+    public let runtime: RuntimeDirectory
+    /// The session bus daemon.
+    public let bus: ChildProcess
+    /// `unix:path=...` of the bus.
+    public let busAddress: String
+    /// KWin.
+    public let kwin: ChildProcess
+    /// The absolute path of KWin's Wayland socket.
+    public let socket: String
+    private let user: (uid: uid_t, gid: gid_t)
+    private let kbwatchCopy: String
+
+    /// Starts the bus and KWin, and waits until KWin's virtual keyboard is available.
+    public init(timeout: Double = 30) throws {
+        user = try TestUser.ensure()
+        runtime = try RuntimeDirectory(owner: user, prefix: "kbadapter-kwin")
+        busAddress = "unix:path=\(runtime.xdg)/bus"
+        socket = runtime.xdg + "/wayland-kw"
+        let config = runtime.home + "/.config"
+        try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+        try
+            "[Wayland]\nInputMethod=/usr/share/applications/com.github.maliit.keyboard.desktop\nVirtualKeyboardEnabled=true\n"
+            .write(toFile: config + "/kwinrc", atomically: true, encoding: .utf8)
+        chown(config, user.uid, user.gid)
+        chown(config + "/kwinrc", user.uid, user.gid)
+        // kwin_wayland carries a file capability (cap_sys_resource) that some containers refuse to
+        // exec; a plain copy has none. It must keep its name: KWin's platform plugin checks it.
+        let bin = runtime.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: bin + "/kwin_wayland")
+        chmod(bin + "/kwin_wayland", 0o755)
+        // The test user may not reach the build directory (a clone under /root): kbwatch is copied.
+        kbwatchCopy = bin + "/kbwatch"
+        try FileManager.default.copyItem(atPath: Kbwatch.path, toPath: kbwatchCopy)
+        chmod(kbwatchCopy, 0o755)
+
+        let environment = [
+            "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)", "LANG=C.UTF-8",
+        ]
+        var started: [ChildProcess] = []
+        do {
+            let (busProgram, busArguments) = TestUser.command(
+                ["/usr/bin/env", "-i"] + environment + [
+                    "dbus-daemon", "--session", "--address=\(busAddress)", "--nofork", "--nopidfile",
+                ], as: user)
+            let bus = try ChildProcess(busProgram, busArguments, directory: runtime.path)
+            started.append(bus)
+            self.bus = bus
+            let busSocket = runtime.xdg + "/bus"
+            try Wait.require("the session bus socket", timeout: 10) { UnixSocket.accepts(busSocket) || !bus.isRunning }
+            // Without touch input KWin keeps the keyboard hidden; KWIN_IM_SHOW_ALWAYS lifts that.
+            // maliit's debug output logs the rectangle it settles on.
+            let (program, arguments) = TestUser.command(
+                ["/usr/bin/env", "-i"] + environment + [
+                    "DBUS_SESSION_BUS_ADDRESS=\(busAddress)", "KWIN_IM_SHOW_ALWAYS=1",
+                    "QT_LOGGING_RULES=maliit.*.debug=true", bin + "/kwin_wayland", "--virtual", "--width", "1280",
+                    "--height", "800", "--socket", "wayland-kw", "--no-lockscreen", "--no-global-shortcuts",
+                    "--no-kactivities",
+                ], as: user)
+            kwin = try ChildProcess(program, arguments, directory: runtime.path)
+            started.append(kwin)
+        } catch {
+            for process in started.reversed() { process.stop() }
+            throw error
+        }
+        do {
+            let kwin = self.kwin
+            try Wait.require("KWin's virtual keyboard to be available", timeout: timeout) {
+                (try? self.property("available")) == true || !kwin.isRunning
+            }
+            if !kwin.isRunning { throw TestFailure("kwin_wayland exited early:\n\(kwin.log)") }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// The variables of the session, as a client of it needs them.
+    public var environment: [String] {
+        [
+            "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)", "LANG=C.UTF-8",
+            "DBUS_SESSION_BUS_ADDRESS=\(busAddress)", "WAYLAND_DISPLAY=\(socket)", "XDG_SESSION_TYPE=wayland",
+        ]
+    }
+
+    /// Runs `command` as the session's user in its environment, to completion.
+    public func run(_ command: [String], timeout: Double = 30) throws -> (status: Int32, output: String) {
+        let (program, arguments) = TestUser.command(["/usr/bin/env", "-i"] + environment + command, as: user)
+        return try Programs.run(program, arguments, timeout: timeout)
+    }
+
+    /// Runs kbwatch (a copy the user can reach) with `arguments` as the session's user.
+    public func kbwatch(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try run([kbwatchCopy] + arguments)
+    }
+
+    /// Starts kbwatch with `arguments` as the session's user, its lines stamped as they come.
+    public func watch(_ arguments: [String]) throws -> WatchedProcess {
+        let (program, arguments) = TestUser.command(
+            ["/usr/bin/env", "-i"] + environment + [kbwatchCopy] + arguments, as: user)
+        return try WatchedProcess(program, arguments)
+    }
+
+    /// A boolean property of KWin's `/VirtualKeyboard`, read on the bus.
+    public func property(_ name: String) throws -> Bool? {
+        let result = try send([
+            "org.freedesktop.DBus.Properties.Get", "string:org.kde.kwin.VirtualKeyboard", "string:\(name)",
+        ])
+        guard result.status == 0 else { return nil }
+        return result.output.contains("boolean true") ? true : result.output.contains("boolean false") ? false : nil
+    }
+
+    /// Shows the keyboard as Plasma's button does (`forceActivate`).
+    public func forceActivate() throws {
+        let result = try send(["org.kde.kwin.VirtualKeyboard.forceActivate"])
+        if result.status != 0 { throw TestFailure("forceActivate failed: \(result.output)") }
+    }
+
+    /// Hides the keyboard: `active` set to false.
+    public func deactivate() throws {
+        let result = try send([
+            "org.freedesktop.DBus.Properties.Set", "string:org.kde.kwin.VirtualKeyboard", "string:active",
+            "variant:boolean:false",
+        ])
+        if result.status != 0 { throw TestFailure("setting active failed: \(result.output)") }
+    }
+
+    /// Calls a method of KWin's `/VirtualKeyboard` with dbus-send, as the session's user.
+    private func send(_ call: [String]) throws -> (status: Int32, output: String) {
+        try run(
+            ["dbus-send", "--bus=\(busAddress)", "--print-reply", "--dest=org.kde.KWin", "/VirtualKeyboard"] + call)
+    }
+
+    /// Waits until KWin's `visible` is `visible`.
+    public func waitForVisible(_ visible: Bool, timeout: Double = 10) throws {
+        try Wait.require("KWin's visible to be \(visible)", timeout: timeout) {
+            (try? self.property("visible")) == visible
+        }
+    }
+
+    /// The last rectangle maliit reported (`x y w h`), from its debug output in KWin's log.
+    public var maliitRectangle: String? {
+        let marker = "keyboard is reporting <x y w h>: < "
+        guard let line = kwin.log.components(separatedBy: "\n").last(where: { $0.contains(marker) }),
+            let range = line.range(of: marker)
+        else { return nil }
+        return line[range.upperBound...].components(separatedBy: " >").first
+    }
+
+    /// Ends KWin, maliit, the bus and anything else of the session.
+    public func stop() {
+        kwin.stop()
+        bus.stop()
+        for pid in Programs.processes(withRuntimeDirectory: runtime.xdg) { kill(pid, SIGKILL) }
+    }
+
+    deinit { stop() }
+}

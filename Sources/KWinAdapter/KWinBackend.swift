@@ -79,7 +79,8 @@ public final class KWinBackend: KeyboardBackend {
         guard state.isRunning else {
             return .unavailable(reason: "KWin's virtual keyboard cannot be heard: \(service.address): \(state)")
         }
-        return .available(detail: "KWin's virtual keyboard on \(service.address), outputs on \(session.connection.socketName)")
+        return .available(
+            detail: "KWin's virtual keyboard on \(service.address), outputs on \(session.connection.socketName)")
     }
 
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on

@@ -1,6 +1,6 @@
 import Glibc
-import KeyboardAdapterCore
 import KWinAdapter
+import KeyboardAdapterCore
 import KeyboardServices
 import WaylandAdapter
 import X11Adapter

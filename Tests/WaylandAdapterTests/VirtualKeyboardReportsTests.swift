@@ -36,7 +36,8 @@ struct VirtualKeyboardReportsTests {
         #expect(Self.lines(reports.visibilityChanged(to: true, time: 1)) == ["shown no frame - unknown nil"])
         let layout = InputLayout(name: "English (US)", code: "us")
         #expect(Self.lines(reports.layoutChanged(to: layout, time: 2)) == ["shown no frame - unknown English (US)"])
-        #expect(Self.lines(reports.outputChanged(2, to: nil, time: 3)) == ["shown no frame Virtual-0 unknown English (US)"])
+        #expect(
+            Self.lines(reports.outputChanged(2, to: nil, time: 3)) == ["shown no frame Virtual-0 unknown English (US)"])
         #expect(reports.layoutChanged(to: layout, time: 4).isEmpty)
     }
 }

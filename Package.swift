@@ -74,6 +74,12 @@ let package = Package(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
 
+        // Show/hide latency and idle CPU of kbwatch on headless KWin with maliit-keyboard.
+        .executableTarget(
+            name: "kwinbench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/kwinbench"),
+        // Its floor: a bare sd-bus client in C that reads `visible` on each visibleChanged.
+        .executableTarget(name: "kwinbare", dependencies: ["CSystemd"], path: "Benchmarks/kwinbare"),
+
         // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
         .executableTarget(
             name: "kbfuzz", dependencies: ["KeyboardAdapterCore", "KbwatchOutput", "X11Adapter"],

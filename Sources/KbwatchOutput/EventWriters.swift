@@ -43,7 +43,7 @@ public struct HumanWriter: EventWriter {
         var columns = [
             Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
             pad(TerminalText.escape(update.keyboard.name), 18), pad(frame(update.endFrame, update.geometry), 16),
-            pad(update.isDocked ? "docked" : "floating", 9), pad("local=" + local(update.isLocal), 9),
+            pad(docking(update.isDocked, update.geometry), 9), pad("local=" + local(update.isLocal), 9),
             update.output.map { TerminalText.escape($0.name) } ?? "-",
         ]
         if !update.event.isWill, update.animationDuration > 0 {
@@ -82,7 +82,7 @@ public struct HumanWriter: EventWriter {
         keyboards.map { state in
             [
                 pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
-                pad(frame(state.frame, state.geometry), 16), pad(state.isDocked ? "docked" : "floating", 9),
+                pad(frame(state.frame, state.geometry), 16), pad(docking(state.isDocked, state.geometry), 9),
                 pad("local=" + local(state.isLocal), 9), state.output.map { TerminalText.escape($0.name) } ?? "-",
             ]
             .joined(separator: " ") + (state.geometry == .derivedUpperBound ? " " + Self.upperBoundNote : "")
@@ -93,6 +93,11 @@ public struct HumanWriter: EventWriter {
 
     /// Said after a frame that is an upper bound: the keyboard lies within it.
     static let upperBoundNote = "(at most: may include a panel)"
+
+    /// `docked`, `floating`, or `?` when nothing tells where the keyboard is.
+    private func docking(_ docked: Bool, _ geometry: GeometrySource) -> String {
+        geometry == .unknown ? "?" : docked ? "docked" : "floating"
+    }
 
     /// A frame, or `unknown place` when nothing tells where the keyboard is.
     private func frame(_ frame: Rect, _ geometry: GeometrySource) -> String {

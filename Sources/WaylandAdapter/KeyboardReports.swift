@@ -193,6 +193,15 @@ struct KeyboardReports: Sendable {
     mutating func servicesChanged(to claims: [ServiceClaim], time: Double) -> [KeyboardObservation] {
         self.claims = claims
         var out: [KeyboardObservation] = []
+        // A keyboard up at start whose service now says it is hidden: whatever is reserved at its
+        // edge now or from now on is the panels' (the zone may go before or after `Visible`; the
+        // order depends on which connection the loop reads first). A service that stops running
+        // says nothing of the sort: geometry decides then.
+        for key in entries.keys.sorted() {
+            guard let edge = entries[key]?.unsplitEdge, claims.claimant(at: edge)?.isVisible == false else { continue }
+            entries[key]?.unsplitEdge = nil
+            out += report(key, learn: false, time: time)
+        }
         for name in unplaced.keys.sorted() where claims.first(where: { $0.name == name })?.isVisible != true {
             out.append(unplacedObservation(unplaced[name]!, shown: false, time: time))
             unplaced[name] = nil

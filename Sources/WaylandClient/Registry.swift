@@ -20,7 +20,7 @@ package final class Registry {
 
     /// Globals that only KWin offers: they tell a KWin session from another compositor with layer
     /// shell (wlroots ones offer KDE's server-decoration protocol too, so a prefix is not enough).
-    package static let kwinGlobals = ["org_kde_plasma_shell", "kde_output_device_v2", "org_kde_kwin_outputmanagement"]
+    package static let kwinGlobals = ["org_kde_plasma_shell", "kde_output_device_v2", "kde_output_management_v2"]
 
     /// The KWin-only globals this compositor offers (empty: not KWin).
     package var kwinGlobalsOffered: [String] { Self.kwinGlobals.filter(offers) }

@@ -68,6 +68,36 @@ struct KWinTests {
         #expect(
             events == ["willShow", "didShow", "willHide", "didHide", "willShow", "didShow", "willHide", "didHide"])
         #expect(watcher.isRunning && late.isRunning, "\(watcher.errors) \(late.errors)")
+        // Keyboards at an unknown place are schema 1 too (null frames).
+        if try SchemaValidator.ready() {
+            let report = try SchemaValidator.validate(
+                watcher.lines.all.map(\.text) + [state.output.trimmingCharacters(in: .newlines)])
+            #expect(report.status == 0, "\(report.output)")
+        }
+    }
+
+    @Test("the bus going away hides the keyboard and the watch goes on; KWin going away ends it with exit 6")
+    func goingAway() throws {
+        guard try Programs.ready(Self.programs) else { return }
+        let kwin = try HeadlessKWin()
+        defer { kwin.stop() }
+        let watcher = try kwin.watch(["--json"])
+        defer { watcher.stop() }
+        try kwin.forceActivate()
+        let shown = try Self.next(watcher, "didShow", after: 0)
+
+        // Without the bus nothing says the keyboard is up: a hide, and kbwatch still watches.
+        kwin.bus.stop()
+        let hidden = try Self.next(watcher, "didHide", after: shown.index)
+        #expect(hidden.object("keyboard").string("name") == "KWin virtual keyboard")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(watcher.isRunning, "\(watcher.errors)")
+
+        // KWin itself gone: the Wayland connection breaks, kbwatch says why and exits 6.
+        kwin.kwin.signal(SIGKILL)
+        #expect(watcher.lines.waitForEnd(timeout: 10))
+        #expect(watcher.exitStatus == 6, "\(watcher.errors)")
+        #expect(watcher.errors.contains("wayland-kw"), "\(watcher.errors)")
     }
 
     /// The first line after line `index` whose event is `event`.

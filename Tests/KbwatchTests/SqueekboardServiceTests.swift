@@ -75,6 +75,12 @@ struct SqueekboardServiceTests {
         #expect(shown.string("geometry") == "derived")
         #expect(try world.visible() == true)
         #expect(watcher.isRunning, "\(watcher.errors)")
+        // The upper bound and the exact strip alike are schema 1.
+        if try SchemaValidator.ready() {
+            let report = try SchemaValidator.validate(
+                watcher.lines.all.map(\.text) + [state.stdout.trimmingCharacters(in: .newlines)])
+            #expect(report.status == 0, "\(report.output)")
+        }
     }
 
     @Test("squeekboard killed while visible: a hide, and kbwatch goes on")

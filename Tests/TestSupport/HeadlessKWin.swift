@@ -109,6 +109,12 @@ public final class HeadlessKWin: @unchecked Sendable {
         return try WatchedProcess(program, arguments)
     }
 
+    /// Starts `command` as the session's user, its lines stamped as they come.
+    public func watchCommand(_ command: [String]) throws -> WatchedProcess {
+        let (program, arguments) = TestUser.command(["/usr/bin/env", "-i"] + environment + command, as: user)
+        return try WatchedProcess(program, arguments)
+    }
+
     /// A boolean property of KWin's `/VirtualKeyboard`, read on the bus.
     public func property(_ name: String) throws -> Bool? {
         let result = try send([

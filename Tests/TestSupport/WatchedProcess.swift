@@ -39,6 +39,12 @@ public final class WatchedProcess: @unchecked Sendable {
     /// True while the process runs.
     public var isRunning: Bool { process.isRunning }
 
+    /// The exit status once it has exited (waits a moment for it after its output ended).
+    public var exitStatus: Int32? {
+        _ = Wait.until(timeout: 2) { !process.isRunning }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+
     /// Ends the program (SIGTERM, then SIGKILL after `grace` seconds) and waits for its output to end.
     public func stop(grace: Double = 2) {
         guard process.isRunning else { return }

@@ -63,11 +63,12 @@ struct ServiceClaimTests {
     func upAtStart() {
         var (reports, adopted) = Self.started(at: R.docked, claims: [Self.squeekboard])
         #expect(Self.named(adopted) == ["squeekboard 4242 0,560 1280x240 derivedUpperBound"])
-        _ = reports.servicesChanged(to: [Self.hidden], time: 1)
+        // Its service says hidden (before or after the zone goes): the hide.
         #expect(
-            Self.named(reports.usableAreaChanged(1, to: R.full, time: 1)) == [
+            Self.named(reports.servicesChanged(to: [Self.hidden], time: 1)) == [
                 "squeekboard 4242 hidden derivedUpperBound"
             ])
+        #expect(reports.usableAreaChanged(1, to: R.full, time: 1).isEmpty)
         _ = reports.servicesChanged(to: [Self.squeekboard], time: 2)
         #expect(
             Self.named(reports.usableAreaChanged(1, to: R.docked, time: 2)) == [
@@ -80,15 +81,57 @@ struct ServiceClaimTests {
         let both = Rect(x: 0, y: 0, width: 1280, height: 536)
         var (reports, adopted) = Self.started(at: both, claims: [Self.squeekboard])
         #expect(Self.named(adopted) == ["squeekboard 4242 0,536 1280x264 derivedUpperBound"])
-        _ = reports.servicesChanged(to: [Self.hidden], time: 1)
+        // Its service says hidden (before or after the zone goes): the hide.
+        #expect(
+            Self.named(reports.servicesChanged(to: [Self.hidden], time: 1)) == [
+                "squeekboard 4242 hidden derivedUpperBound"
+            ])
+        #expect(reports.usableAreaChanged(1, to: Self.bar, time: 1).isEmpty)
+        _ = reports.servicesChanged(to: [Self.squeekboard], time: 2)
+        #expect(
+            Self.named(reports.usableAreaChanged(1, to: both, time: 2)) == ["squeekboard 4242 0,560 1280x240 derived"])
+        #expect(Self.named(reports.usableAreaChanged(1, to: Self.bar, time: 3)) == ["squeekboard 4242 hidden derived"])
+    }
+
+    @Test("up at start over a bar, the zone going before Visible: the hide comes with Visible false")
+    func zoneBeforeVisible() {
+        let both = Rect(x: 0, y: 0, width: 1280, height: 536)
+        var (reports, _) = Self.started(at: both, claims: [Self.squeekboard])
         #expect(
             Self.named(reports.usableAreaChanged(1, to: Self.bar, time: 1)) == [
+                "squeekboard 4242 0,776 1280x24 derivedUpperBound"
+            ])
+        #expect(
+            Self.named(reports.servicesChanged(to: [Self.hidden], time: 1.001)) == [
                 "squeekboard 4242 hidden derivedUpperBound"
             ])
         _ = reports.servicesChanged(to: [Self.squeekboard], time: 2)
         #expect(
             Self.named(reports.usableAreaChanged(1, to: both, time: 2)) == ["squeekboard 4242 0,560 1280x240 derived"])
-        #expect(Self.named(reports.usableAreaChanged(1, to: Self.bar, time: 3)) == ["squeekboard 4242 hidden derived"])
+    }
+
+    @Test("up at start, Visible false before the zone goes: hidden at once, the bar stays baseline")
+    func visibleBeforeZone() {
+        let both = Rect(x: 0, y: 0, width: 1280, height: 536)
+        var (reports, _) = Self.started(at: both, claims: [Self.squeekboard])
+        #expect(
+            Self.named(reports.servicesChanged(to: [Self.hidden], time: 1)) == [
+                "squeekboard 4242 hidden derivedUpperBound"
+            ])
+        #expect(reports.usableAreaChanged(1, to: Self.bar, time: 1.001).isEmpty)
+        _ = reports.servicesChanged(to: [Self.squeekboard], time: 2)
+        #expect(
+            Self.named(reports.usableAreaChanged(1, to: both, time: 2)) == ["squeekboard 4242 0,560 1280x240 derived"])
+    }
+
+    @Test("up at start, its service gone (bus or keyboard): geometry decides, nothing hides by itself")
+    func serviceGoneAtStart() {
+        var (reports, _) = Self.started(at: R.docked, claims: [Self.squeekboard])
+        #expect(reports.servicesChanged(to: [], time: 1).isEmpty)
+        #expect(
+            Self.named(reports.usableAreaChanged(1, to: R.full, time: 2)) == [
+                "squeekboard 4242 hidden derivedUpperBound"
+            ])
     }
 
     @Test("up at start and shrinking while its service still says up: a smaller upper bound, no hide")

@@ -17,7 +17,7 @@ enum Usage {
           --format TEMPLATE    one line per event from a template, e.g. '%e %x %y %w %h'
                                (\\n and \\t are a newline and a tab; fields below)
         Source:
-          --backend NAME       x11 or wayland (default: chosen from the session; also
+          --backend NAME       x11, wayland or kwin (default: chosen from the session; also
                                KEYBOARD_ADAPTER_BACKEND)
           --replay FILE        play a recording instead of watching ('-' reads stdin)
           --speed N|max        replay speed factor (default 1), or as fast as possible

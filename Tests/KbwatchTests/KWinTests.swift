@@ -33,7 +33,7 @@ struct KWinTests {
         #expect(shown.object("keyboard").string("name") == "KWin virtual keyboard")
         #expect(shown.string("geometry") == "unknown")
         #expect(shown.values["endFrame"] is NSNull)
-        #expect(shown.object("output").string("name") != nil, "\(shown.values)")
+        #expect(shown.object("output").string("name") == "Virtual-0", "\(shown.values)")
         // maliit is really up, at its own rectangle (with its suggestion strip or without), which
         // nothing open to other clients tells.
         try Wait.require("maliit's rectangle (\(kwin.maliitRectangle ?? "none"))", timeout: 5) {
@@ -74,6 +74,31 @@ struct KWinTests {
                 watcher.lines.all.map(\.text) + [state.output.trimmingCharacters(in: .newlines)])
             #expect(report.status == 0, "\(report.output)")
         }
+    }
+
+    @Test("a GTK 3 entry taking the focus brings maliit up, the focus moving away takes it down: one pair each")
+    func entryFocus() throws {
+        guard try Programs.ready(Self.programs + ["/usr/bin/python3"]) else { return }
+        let kwin = try HeadlessKWin()
+        defer { kwin.stop() }
+        let app = try kwin.launchGTK(EntryApp.script, name: "entry.py")
+        try Wait.require("the app's window to be active", timeout: 15) { app.log.contains("active") || !app.isRunning }
+        if !app.isRunning { throw TestFailure("the app exited:\n\(app.log)") }
+        let watcher = try kwin.watch(["--json"])
+        defer { watcher.stop() }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(watcher.lines.count == 0, "\(watcher.lines.all.map(\.text))")
+
+        app.signal(SIGUSR1)  // the entry takes the focus: KWin brings its input method up
+        try kwin.waitForVisible(true)
+        let shown = try Self.next(watcher, "didShow", after: 0)
+        #expect(shown.object("keyboard").string("name") == "KWin virtual keyboard")
+        #expect(shown.object("output").string("name") == "Virtual-0")
+        app.signal(SIGUSR2)  // a button takes it back
+        try kwin.waitForVisible(false)
+        let hidden = try Self.next(watcher, "didHide", after: shown.index)
+        let events = watcher.lines.all.prefix(hidden.index).compactMap { try? JSONLine($0.text).string("event") }
+        #expect(events == ["willShow", "didShow", "willHide", "didHide"])
     }
 
     @Test("the bus going away hides the keyboard and the watch goes on; KWin going away ends it with exit 6")

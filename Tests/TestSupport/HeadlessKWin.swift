@@ -17,6 +17,7 @@ public final class HeadlessKWin: @unchecked Sendable {
     public let socket: String
     private let user: (uid: uid_t, gid: gid_t)
     private let kbwatchCopy: String
+    private var apps: [ChildProcess] = []
 
     /// Starts the bus and KWin, and waits until KWin's virtual keyboard is available.
     public init(timeout: Double = 30) throws {
@@ -115,6 +116,18 @@ public final class HeadlessKWin: @unchecked Sendable {
         return try WatchedProcess(program, arguments)
     }
 
+    /// Starts a GTK 3 Wayland app (`/usr/bin/python3` running `script`) as the session's user,
+    /// ended with the session.
+    public func launchGTK(_ script: String, name: String) throws -> ChildProcess {
+        let path = try runtime.write(name, script)
+        let (program, arguments) = TestUser.command(
+            ["/usr/bin/env", "-i"] + environment + ["GDK_BACKEND=wayland", "NO_AT_BRIDGE=1", "/usr/bin/python3", path],
+            as: user)
+        let app = try ChildProcess(program, arguments, directory: runtime.path)
+        apps.append(app)
+        return app
+    }
+
     /// A boolean property of KWin's `/VirtualKeyboard`, read on the bus.
     public func property(_ name: String) throws -> Bool? {
         let result = try send([
@@ -163,6 +176,7 @@ public final class HeadlessKWin: @unchecked Sendable {
 
     /// Ends KWin, maliit, the bus and anything else of the session.
     public func stop() {
+        for app in apps { app.stop() }
         kwin.stop()
         bus.stop()
         for pid in Programs.processes(withRuntimeDirectory: runtime.xdg) { kill(pid, SIGKILL) }

@@ -28,7 +28,7 @@ extension WaylandIntegration {
             try phoc.bus.waitForName("sm.puri.OSK0")
             // squeekboard may map its panel for a few tens of milliseconds while it starts.
             Thread.sleep(forTimeInterval: 0.5)
-            let app = try phoc.launch("python3", [try phoc.runtime.write("entry.py", Self.entryApp)])
+            let app = try phoc.launch("python3", [try phoc.runtime.write("entry.py", EntryApp.script)])
             try Wait.require("the app's window to be active", timeout: 15) {
                 app.log.contains("active") || !app.isRunning
             }
@@ -61,41 +61,5 @@ extension WaylandIntegration {
                 "\(describe(sink.updates))")
             #expect(service.state.isVisible == false)
         }
-
-        /// A GTK 3 window with a button (focused at start) and an entry: SIGUSR1 gives the entry
-        /// the focus, SIGUSR2 the button. The headless seat has no pointer, so focus moves inside
-        /// the app; phoc activates the new window itself.
-        static let entryApp = """
-            import signal
-            import gi
-            gi.require_version("Gtk", "3.0")
-            from gi.repository import Gtk, GLib
-
-            window = Gtk.Window(title="entry")
-            box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
-            button = Gtk.Button(label="no text here")
-            entry = Gtk.Entry()
-            box.pack_start(button, False, False, 0)
-            box.pack_start(entry, False, False, 0)
-            window.add(box)
-
-            def focus(widget):
-                widget.grab_focus()
-                return GLib.SOURCE_CONTINUE
-
-            def activated(window, _):
-                if window.is_active():
-                    print("active", flush=True)
-
-            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, focus, entry)
-            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR2, focus, button)
-            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, Gtk.main_quit)
-            window.connect("notify::is-active", activated)
-            window.connect("destroy", Gtk.main_quit)
-            button.grab_focus()
-            window.show_all()
-            Gtk.main()
-
-            """
     }
 }

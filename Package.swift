@@ -41,10 +41,9 @@ let package = Package(
             linkerSettings: [.linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon"), .linkedLibrary("X11-xcb")]),
 
         // sd-bus (libsystemd) for the keyboards' own D-Bus services, with a small C shim for what
-        // Swift cannot express (no-auto-start calls, error replies, SD_BUS_ERROR_NULL).
-        .systemLibrary(
-            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]),
+        // Swift cannot express (no-auto-start calls, error replies, SD_BUS_ERROR_NULL). Its headers
+        // only: CSystemdBus loads the library when a session bus is first used, so nothing links it.
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CSystemdBus", dependencies: ["CSystemd"]),
         // Keyboard services (onboard, squeekboard) on the session bus: plugins beside the backends.
         .target(name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
@@ -78,7 +77,9 @@ let package = Package(
         .executableTarget(
             name: "kwinbench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/kwinbench"),
         // Its floor: a bare sd-bus client in C that reads `visible` on each visibleChanged.
-        .executableTarget(name: "kwinbare", dependencies: ["CSystemd"], path: "Benchmarks/kwinbare"),
+        .executableTarget(
+            name: "kwinbare", dependencies: ["CSystemd"], path: "Benchmarks/kwinbare",
+            linkerSettings: [.linkedLibrary("systemd")]),
 
         // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
         .executableTarget(

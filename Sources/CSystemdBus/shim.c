@@ -24,7 +24,12 @@ int ka_bus_append_bool(sd_bus_message *message, int value) {
 }
 
 int ka_bus_append_variant_bool(sd_bus_message *message, int value) {
-    return sd_bus_message_append(message, "v", "b", value ? 1 : 0);
+    int boolean = value ? 1 : 0;
+    int status = sd_bus_message_open_container(message, SD_BUS_TYPE_VARIANT, "b");
+    if (status < 0) return status;
+    status = sd_bus_message_append_basic(message, SD_BUS_TYPE_BOOLEAN, &boolean);
+    if (status < 0) return status;
+    return sd_bus_message_close_container(message);
 }
 
 void ka_bus_reply_error(sd_bus_message *reply, const char **name, const char **message) {

@@ -89,6 +89,10 @@ final class BusConnection {
         guard address.utf8.count < 4096 else {
             throw BusFailure(code: EINVAL, message: "DBUS_SESSION_BUS_ADDRESS is too long")
         }
+        var loadFailure: UnsafePointer<CChar>?
+        guard ka_bus_library_load(&loadFailure) >= 0 else {
+            throw BusFailure(code: ENOENT, message: loadFailure.map { String(cString: $0) } ?? "libsystemd cannot be loaded")
+        }
         var created: OpaquePointer?
         var status = sd_bus_new(&created)
         guard status >= 0, let created else { throw BusFailure(code: -status) }

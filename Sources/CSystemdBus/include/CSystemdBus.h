@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+/* Loads libsystemd (once; any thread): 0 when its sd-bus functions can be used, else -ENOENT with
+   the reason in *error (a static string). Nothing else here works before it succeeded. */
+int ka_bus_library_load(const char **error);
+
 /* A method call to destination/path/interface.member with auto-start switched off: a keyboard
    that is not running answers NameHasNoOwner instead of being started by the call. */
 int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, const char *path,

@@ -91,7 +91,8 @@ final class BusConnection {
         }
         var loadFailure: UnsafePointer<CChar>?
         guard ka_bus_library_load(&loadFailure) >= 0 else {
-            throw BusFailure(code: ENOENT, message: loadFailure.map { String(cString: $0) } ?? "libsystemd cannot be loaded")
+            throw BusFailure(
+                code: ENOENT, message: loadFailure.map { String(cString: $0) } ?? "libsystemd cannot be loaded")
         }
         var created: OpaquePointer?
         var status = sd_bus_new(&created)

@@ -44,9 +44,31 @@ public enum Kbwatch {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         let collected = Collected()
-        out.fileHandleForReading.readabilityHandler = { collected.append(out: $0.availableData) }
-        err.fileHandleForReading.readabilityHandler = { collected.append(err: $0.availableData) }
+        // Each handler reads until end of file (an empty read), then says so: the output is whole
+        // only once both have, not merely once the process has exited (a handler may still be
+        // holding the last bytes it read).
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                collected.finish()
+            } else {
+                collected.append(out: data)
+            }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                collected.finish()
+            } else {
+                collected.append(err: data)
+            }
+        }
         try Programs.start(process)
+        // Only the child may hold the write ends, so that its exit ends both streams.
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
         whileRunning?(process.processIdentifier) { String(decoding: collected.values.0, as: UTF8.self) }
         guard Wait.until(timeout: timeout, { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
@@ -54,10 +76,10 @@ public enum Kbwatch {
             throw TestFailure("kbwatch \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
         }
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
-        collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
+        // Both streams end with the process (nothing else holds their write ends).
+        if !Wait.until(timeout: 5, { collected.finished == 2 }) {
+            throw TestFailure("kbwatch \(arguments.joined(separator: " ")): its output did not end with it")
+        }
         let (stdout, stderr) = collected.values
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
@@ -80,5 +102,8 @@ private final class Collected: @unchecked Sendable {
     private var out = Data(), err = Data()
     func append(out data: Data) { lock.withLock { out.append(data) } }
     func append(err data: Data) { lock.withLock { err.append(data) } }
+    private var ended = 0
     var values: (Data, Data) { lock.withLock { (out, err) } }
+    func finish() { lock.withLock { ended += 1 } }
+    var finished: Int { lock.withLock { ended } }
 }

@@ -44,31 +44,15 @@ public enum Kbwatch {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         let collected = Collected()
-        // Each handler reads until end of file (an empty read), then says so: the output is whole
-        // only once both have, not merely once the process has exited (a handler may still be
-        // holding the last bytes it read).
+        // A handler says it is reading before it reads: once the handlers are gone, the last
+        // bytes one of them read are waited for, not lost.
         out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                collected.finish()
-            } else {
-                collected.append(out: data)
-            }
+            collected.reading { collected.append(out: handle.availableData) }
         }
         err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                collected.finish()
-            } else {
-                collected.append(err: data)
-            }
+            collected.reading { collected.append(err: handle.availableData) }
         }
         try Programs.start(process)
-        // Only the child may hold the write ends, so that its exit ends both streams.
-        try? out.fileHandleForWriting.close()
-        try? err.fileHandleForWriting.close()
         whileRunning?(process.processIdentifier) { String(decoding: collected.values.0, as: UTF8.self) }
         guard Wait.until(timeout: timeout, { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
@@ -76,10 +60,11 @@ public enum Kbwatch {
             throw TestFailure("kbwatch \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
         }
         process.waitUntilExit()
-        // Both streams end with the process (nothing else holds their write ends).
-        if !Wait.until(timeout: 5, { collected.finished == 2 }) {
-            throw TestFailure("kbwatch \(arguments.joined(separator: " ")): its output did not end with it")
-        }
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
+        collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
+        _ = Wait.until(timeout: 5) { collected.readers == 0 }
         let (stdout, stderr) = collected.values
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
@@ -102,8 +87,13 @@ private final class Collected: @unchecked Sendable {
     private var out = Data(), err = Data()
     func append(out data: Data) { lock.withLock { out.append(data) } }
     func append(err data: Data) { lock.withLock { err.append(data) } }
-    private var ended = 0
+    private var busy = 0
     var values: (Data, Data) { lock.withLock { (out, err) } }
-    func finish() { lock.withLock { ended += 1 } }
-    var finished: Int { lock.withLock { ended } }
+    /// Handlers in the middle of a read.
+    var readers: Int { lock.withLock { busy } }
+    func reading(_ body: () -> Void) {
+        lock.withLock { busy += 1 }
+        body()
+        lock.withLock { busy -= 1 }
+    }
 }

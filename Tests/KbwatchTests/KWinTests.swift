@@ -28,7 +28,7 @@ struct KWinTests {
         defer { watcher.stop() }
         try kwin.forceActivate()
         try kwin.waitForVisible(true)
-        let shown = try Self.next(watcher, "didShow", after: 0)
+        let shown = try watcher.next("didShow", after: 0)
         #expect(shown.string("backend") == "kwin")
         #expect(shown.object("keyboard").string("name") == "KWin virtual keyboard")
         #expect(shown.string("geometry") == "unknown")
@@ -47,21 +47,21 @@ struct KWinTests {
         // A watcher started while the keyboard is up reports it at once.
         let late = try kwin.watch(["--json"])
         defer { late.stop() }
-        _ = try Self.next(late, "didShow", after: 0)
+        _ = try late.next("didShow", after: 0)
 
         try kwin.deactivate()
         try kwin.waitForVisible(false)
-        let gone = try Self.next(watcher, "didHide", after: shown.index)
+        let gone = try watcher.next("didHide", after: shown.index)
         #expect(gone.object("keyboard").string("name") == "KWin virtual keyboard")
 
         let show = try kwin.kbwatch(["--show"])
         #expect(show.status == 0, "kbwatch --show: \(show.output)")
         try kwin.waitForVisible(true)
-        let again = try Self.next(watcher, "didShow", after: gone.index)
+        let again = try watcher.next("didShow", after: gone.index)
         let hide = try kwin.kbwatch(["--hide"])
         #expect(hide.status == 0, "kbwatch --hide: \(hide.output)")
         try kwin.waitForVisible(false)
-        let last = try Self.next(watcher, "didHide", after: again.index)
+        let last = try watcher.next("didHide", after: again.index)
 
         // One will/did pair per show and per hide, nothing else.
         let events = watcher.lines.all.prefix(last.index).compactMap { try? JSONLine($0.text).string("event") }
@@ -91,12 +91,12 @@ struct KWinTests {
 
         app.signal(SIGUSR1)  // the entry takes the focus: KWin brings its input method up
         try kwin.waitForVisible(true)
-        let shown = try Self.next(watcher, "didShow", after: 0)
+        let shown = try watcher.next("didShow", after: 0)
         #expect(shown.object("keyboard").string("name") == "KWin virtual keyboard")
         #expect(shown.object("output").string("name") == "Virtual-0")
         app.signal(SIGUSR2)  // a button takes it back
         try kwin.waitForVisible(false)
-        let hidden = try Self.next(watcher, "didHide", after: shown.index)
+        let hidden = try watcher.next("didHide", after: shown.index)
         let events = watcher.lines.all.prefix(hidden.index).compactMap { try? JSONLine($0.text).string("event") }
         #expect(events == ["willShow", "didShow", "willHide", "didHide"])
     }
@@ -109,11 +109,11 @@ struct KWinTests {
         let watcher = try kwin.watch(["--json"])
         defer { watcher.stop() }
         try kwin.forceActivate()
-        let shown = try Self.next(watcher, "didShow", after: 0)
+        let shown = try watcher.next("didShow", after: 0)
 
         // Without the bus nothing says the keyboard is up: a hide, and kbwatch still watches.
         kwin.bus.stop()
-        let hidden = try Self.next(watcher, "didHide", after: shown.index)
+        let hidden = try watcher.next("didHide", after: shown.index)
         #expect(hidden.object("keyboard").string("name") == "KWin virtual keyboard")
         Thread.sleep(forTimeInterval: 0.3)
         #expect(watcher.isRunning, "\(watcher.errors)")
@@ -123,22 +123,5 @@ struct KWinTests {
         #expect(watcher.lines.waitForEnd(timeout: 10))
         #expect(watcher.exitStatus == 6, "\(watcher.errors)")
         #expect(watcher.errors.contains("wayland-kw"), "\(watcher.errors)")
-    }
-
-    /// The first line after line `index` whose event is `event`.
-    static func next(_ watcher: WatchedProcess, _ event: String, after index: Int, timeout: Double = 10) throws
-        -> JSONLine
-    {
-        var found: JSONLine?
-        try Wait.require("kbwatch to print \(event) (\(watcher.errors))", timeout: timeout) {
-            for (offset, line) in watcher.lines.all.enumerated().dropFirst(index) {
-                if let object = try? JSONLine(line.text, index: offset + 1), object.string("event") == event {
-                    found = object
-                    return true
-                }
-            }
-            return false
-        }
-        return found!
     }
 }

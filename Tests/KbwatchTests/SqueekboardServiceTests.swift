@@ -56,19 +56,19 @@ struct SqueekboardServiceTests {
         // A watcher started now reports the keyboard at once, then its hide and its next show.
         let watcher = try Kbwatch.watch(["--json"], environment: world.environment)
         defer { watcher.stop() }
-        let start = try world.next(watcher, "didShow", after: 0)
+        let start = try watcher.next("didShow", after: 0)
         #expect(start.object("keyboard").string("name") == "squeekboard")
         #expect(start.rect("endFrame") == PrintedFrame(x: 0, y: 400 - bar, width: 1280, height: 400 + bar))
 
         let hide = try Kbwatch.run(["--hide"], environment: world.environment)
         #expect(hide.status == 0, "kbwatch --hide: \(hide.stderr)")
-        let hidden = try world.next(watcher, "didHide", after: start.index)
+        let hidden = try watcher.next("didHide", after: start.index)
         #expect(hidden.object("keyboard").string("name") == "squeekboard")
         #expect(try world.visible() == false)
 
         let show = try Kbwatch.run(["--show"], environment: world.environment)
         #expect(show.status == 0, "kbwatch --show: \(show.stderr)")
-        let shown = try world.next(watcher, "didShow", after: hidden.index)
+        let shown = try watcher.next("didShow", after: hidden.index)
         #expect(shown.object("keyboard").string("name") == "squeekboard")
         #expect(shown.object("keyboard").int("pid") == Int(world.squeekboard.pid))
         #expect(shown.rect("endFrame") == Self.strip)
@@ -94,10 +94,10 @@ struct SqueekboardServiceTests {
         // Whether kbwatch is connected before the show or only after, the keyboard is reported
         // shown: as it appears, or as up at start (its service says so).
         try world.setVisible(true)
-        let shown = try world.next(watcher, "didShow", after: 0)
+        let shown = try watcher.next("didShow", after: 0)
         #expect(shown.object("keyboard").string("name") == "squeekboard")
         world.squeekboard.signal(SIGKILL)
-        let hidden = try world.next(watcher, "didHide", after: shown.index)
+        let hidden = try watcher.next("didHide", after: shown.index)
         #expect(hidden.object("keyboard").string("name") == "squeekboard")
         #expect(watcher.isRunning, "\(watcher.errors)")
         let state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
@@ -121,7 +121,7 @@ struct SqueekboardServiceTests {
         try world.setVisible(true)
         let watcher = try Kbwatch.watch(["--json"], environment: world.environment)
         defer { watcher.stop() }
-        let shown = try world.next(watcher, "didShow", after: 0)
+        let shown = try watcher.next("didShow", after: 0)
         world.bus.stop()
         // The dead bus leaves the loop: no spinning on its closed descriptor.
         Thread.sleep(forTimeInterval: 0.3)
@@ -136,7 +136,7 @@ struct SqueekboardServiceTests {
         // squeekboard may go with its bus; whether it does or not, what the watcher says next is
         // what the strip does. Ending squeekboard now must still be seen as a hide.
         world.squeekboard.stop()
-        let hidden = try world.next(watcher, "didHide", after: shown.index)
+        let hidden = try watcher.next("didHide", after: shown.index)
         #expect(hidden.object("keyboard").string("name") == "squeekboard")
         #expect(watcher.isRunning, "\(watcher.errors)")
         #expect(!watcher.errors.contains("Fatal"), "\(watcher.errors)")
@@ -215,61 +215,4 @@ final class SqueekboardWorld: @unchecked Sendable {
             ["string:sm.puri.OSK0", "string:Visible"])
         return reply.contains("boolean true")
     }
-
-    /// The first line after line `index` whose event is `event`.
-    func next(_ watcher: WatchedProcess, _ event: String, after index: Int, timeout: Double = 10) throws -> JSONLine {
-        var found: JSONLine?
-        try Wait.require("kbwatch to print \(event)", timeout: timeout) {
-            let lines = watcher.lines.all
-            guard lines.count > index else { return false }
-            for (offset, line) in lines.enumerated().dropFirst(index) {
-                if let object = try? JSONLine(line.text, index: offset + 1), object.string("event") == event {
-                    found = object
-                    return true
-                }
-            }
-            return false
-        }
-        return found!
-    }
-}
-
-/// One parsed JSON object, with typed reads that give nil for anything else.
-struct JSONLine: @unchecked Sendable {
-    let values: [String: Any]
-    /// The index just past the line this object came from.
-    let index: Int
-
-    init(_ values: [String: Any] = [:], index: Int = 0) {
-        self.values = values
-        self.index = index
-    }
-
-    init(_ text: String, index: Int = 0) throws {
-        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
-            throw TestFailure("not a JSON object: \(text)")
-        }
-        self.init(object, index: index)
-    }
-
-    func string(_ key: String) -> String? { values[key] as? String }
-    func int(_ key: String) -> Int? { values[key] as? Int }
-    func object(_ key: String) -> JSONLine { JSONLine(values[key] as? [String: Any] ?? [:]) }
-    func array(_ key: String) -> [JSONLine] { (values[key] as? [[String: Any]] ?? []).map { JSONLine($0) } }
-    func rect(_ key: String) -> PrintedFrame? {
-        let frame = object(key)
-        guard let x = frame.int("x"), let y = frame.int("y"), let width = frame.int("width"),
-            let height = frame.int("height")
-        else { return nil }
-        return PrintedFrame(x: x, y: y, width: width, height: height)
-    }
-}
-
-/// A frame as kbwatch prints it.
-struct PrintedFrame: Equatable, CustomStringConvertible {
-    var x: Int
-    var y: Int
-    var width: Int
-    var height: Int
-    var description: String { "\(x),\(y) \(width)x\(height)" }
 }

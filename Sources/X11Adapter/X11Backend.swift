@@ -254,10 +254,7 @@ private final class X11Connection: LoopSource, @unchecked Sendable {
         // Xlib call before poll() was an XPending that found nothing.
         while true {
             var batch = 0
-            // One read of the socket, then what Xlib holds (handling may queue more: round trips
-            // read the events that came before their replies); each read is a system call.
-            var queued = display.pendingEvents()
-            while queued > 0 {
+            while display.pendingEvents() > 0 {
                 var event = display.nextEvent()
                 tracker.handle(&event)
                 if display.isBroken { break }
@@ -267,7 +264,6 @@ private final class X11Connection: LoopSource, @unchecked Sendable {
                     tracker.flushObservations()
                     batch = 0
                 }
-                queued = display.queuedEvents()
             }
             if display.isBroken { return fail() }
             // Judging ownership at a show may make round trips: look at the queue once more.

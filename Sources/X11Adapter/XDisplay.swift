@@ -196,9 +196,6 @@ final class XDisplay {
     /// number of events in Xlib's queue.
     func pendingEvents() -> Int32 { isBroken ? 0 : XPending(handle) }
 
-    /// The number of events already in Xlib's queue, without reading the socket (no system call).
-    func queuedEvents() -> Int32 { isBroken ? 0 : XEventsQueued(handle, QueuedAlready) }
-
     /// The next queued event; call only after `pendingEvents()` said there is one.
     func nextEvent() -> XEvent {
         var event = XEvent()

@@ -31,7 +31,7 @@ public final class KWinBackend: KeyboardBackend {
     /// The socket given at creation, or nil for `WAYLAND_DISPLAY`.
     public let displayName: String?
     /// KWin's virtual-keyboard service, started and stopped with the backend.
-    public let services: [any KeyboardService]
+    public var services: [any KeyboardService] { [service] }
     private let service: any KeyboardService
     private let running = Mutex<KWinConnection?>(nil)
 
@@ -54,7 +54,6 @@ public final class KWinBackend: KeyboardBackend {
     public init(display: String? = nil, service: any KeyboardService) {
         displayName = display
         self.service = service
-        services = [service]
     }
 
     /// Available when the compositor is KWin (it offers globals only KWin has) and KWin's

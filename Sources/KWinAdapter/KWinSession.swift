@@ -1,5 +1,4 @@
 import CWayland
-import CWaylandProtocols
 import KeyboardAdapterCore
 import WaylandClient
 
@@ -9,9 +8,7 @@ import WaylandClient
 final class KWinSession {
     let connection: WaylandDisplay
     private let registry: Registry
-    private var outputManager: OpaquePointer?
-    private var seat: SeatLayout?
-    private var seatGlobal: UInt32?
+    private let shared: SharedGlobals
     private var outputs: [UInt32: WatchedOutput] = [:]
     /// Called on the loop's thread when an output is announced, changes (its output) or goes (nil).
     var onOutput: ((UInt32, Output?) -> Void)?
@@ -22,6 +19,7 @@ final class KWinSession {
     init(display name: String?) throws(WaylandError) {
         connection = try WaylandDisplay(name: name)
         registry = Registry(display: connection.display)
+        shared = SharedGlobals(registry: registry.proxy)
         try connection.roundtrip()
     }
 
@@ -32,6 +30,7 @@ final class KWinSession {
     func bind() throws(WaylandError) {
         registry.onGlobal = { [unowned self] name, interface, version in bindGlobal(name, interface, version) }
         registry.onRemove = { [unowned self] name in removeGlobal(name) }
+        shared.onLayout = { [unowned self] in onLayout?(shared.layout) }
         for (name, global) in registry.globals.sorted(by: { $0.key < $1.key }) {
             bindGlobal(name, global.interface, global.version)
         }
@@ -40,35 +39,21 @@ final class KWinSession {
     }
 
     private func bindGlobal(_ name: UInt32, _ interface: String, _ version: UInt32) {
-        let r = registry.proxy
-        switch interface {
-        case "zxdg_output_manager_v1" where outputManager == nil:
-            outputManager = OpaquePointer(
-                wl_registry_bind(r, name, ka_zxdg_output_manager_v1_interface(), min(version, 3)))
-        case "wl_seat" where seat == nil:
-            let layout = SeatLayout(registry: r, globalName: name, version: version)
-            layout.onChange = { [unowned self, unowned layout] in onLayout?(layout.layout) }
-            seat = layout
-            seatGlobal = name
-        case "wl_output":
-            let watched = WatchedOutput(registry: r, globalName: name, version: version)
+        if !shared.bind(name, interface, version) {
+            guard interface == "wl_output" else { return }
+            let watched = WatchedOutput(registry: registry.proxy, globalName: name, version: version)
             outputs[name] = watched
             watched.onDone = { [unowned self, unowned watched] in onOutput?(watched.globalName, watched.output) }
-        default:
-            return
         }
-        if let outputManager { for output in outputs.values { output.attach(manager: outputManager) } }
+        for output in outputs.values { shared.attach(output) }
     }
 
     private func removeGlobal(_ name: UInt32) {
         if let output = outputs.removeValue(forKey: name) {
             output.destroy()
             onOutput?(name, nil)
-        } else if name == seatGlobal {
-            seat?.destroy()
-            seat = nil
-            seatGlobal = nil
-            onLayout?(nil)
+        } else {
+            _ = shared.remove(name)
         }
     }
 
@@ -76,7 +61,7 @@ final class KWinSession {
     var currentOutputs: [UInt32: Output] { outputs.compactMapValues(\.output) }
 
     /// The seat keyboard's layout, if any.
-    var layout: InputLayout? { seat?.layout }
+    var layout: InputLayout? { shared.layout }
 
     /// Releases every proxy (the connection goes with the session).
     func destroy() {
@@ -84,10 +69,7 @@ final class KWinSession {
         onLayout = nil
         for output in outputs.values { output.destroy() }
         outputs = [:]
-        seat?.destroy()
-        seat = nil
-        if let outputManager { ka_xdg_output_manager_destroy(outputManager) }
-        outputManager = nil
+        shared.destroy()
         registry.destroy()
         wl_display_flush(connection.display)
     }

@@ -27,7 +27,9 @@ extension EventWriter {
     /// The keyboards, then one line per keyboard service that runs: `service onboard: running, visible, pid 4242`.
     public func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
         lines(forState: keyboards)
-            + services.filter { $0.state.isRunning }.map { "service \(TerminalText.escape($0.name)): \($0.state)" }
+            + services.filter { $0.state.isRunning }.map {
+                "service \(TerminalText.escape($0.name)): \(TerminalText.escape($0.state.description))"
+            }
     }
 }
 

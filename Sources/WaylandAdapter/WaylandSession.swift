@@ -11,9 +11,7 @@ final class WaylandSession {
     private var compositor: OpaquePointer?
     private var layerShell: OpaquePointer?
     private var wmBase: OpaquePointer?
-    private var outputManager: OpaquePointer?
-    private var seat: SeatLayout?
-    private var seatGlobal: UInt32?
+    private let shared: SharedGlobals
     private var outputs: [UInt32: WatchedOutputState] = [:]
     private var reports = KeyboardReports()
     /// Set once the globals present at start are bound: outputs announced later are plugged.
@@ -30,6 +28,7 @@ final class WaylandSession {
     init(display name: String?) throws(WaylandError) {
         connection = try WaylandDisplay(name: name)
         registry = Registry(display: connection.display)
+        shared = SharedGlobals(registry: registry.proxy)
         try connection.roundtrip()
     }
 
@@ -44,6 +43,7 @@ final class WaylandSession {
     func bind() throws(WaylandError) {
         registry.onGlobal = { [unowned self] name, interface, version in bindGlobal(name, interface, version) }
         registry.onRemove = { [unowned self] name in removeGlobal(name) }
+        shared.onLayout = { [unowned self] in layoutChanged() }
         for (name, global) in registry.globals.sorted(by: { $0.key < $1.key }) {
             bindGlobal(name, global.interface, global.version)
         }
@@ -54,36 +54,31 @@ final class WaylandSession {
 
     private func bindGlobal(_ name: UInt32, _ interface: String, _ version: UInt32) {
         let r = registry.proxy
-        switch interface {
-        // One of each global is bound; a second announcement of the same interface is ignored
-        // (binding it again would leak the first proxy).
-        case "wl_compositor" where compositor == nil:
-            compositor = OpaquePointer(wl_registry_bind(r, name, ka_wl_compositor_interface(), min(version, 4)))
-        case Self.layerShellInterface where layerShell == nil:
-            layerShell = OpaquePointer(wl_registry_bind(r, name, ka_zwlr_layer_shell_v1_interface(), min(version, 4)))
-        case "xdg_wm_base" where wmBase == nil:
-            let base = OpaquePointer(wl_registry_bind(r, name, ka_xdg_wm_base_interface(), min(version, 2)))!
-            wmBase = base
-            ka_wm_base_add_listener(base, wmBaseListener, nil)
-        case "zxdg_output_manager_v1" where outputManager == nil:
-            outputManager = OpaquePointer(
-                wl_registry_bind(r, name, ka_zxdg_output_manager_v1_interface(), min(version, 3)))
-        case "wl_seat" where seat == nil:
-            let layout = SeatLayout(registry: r, globalName: name, version: version)
-            layout.onChange = { [unowned self] in layoutChanged() }
-            seat = layout
-            seatGlobal = name
-        case "wl_output":
-            let watched = WatchedOutput(registry: r, globalName: name, version: version)
-            let state = WatchedOutputState(watched: watched)
-            outputs[name] = state
-            if isBound { reports.outputPlugged(name) }
-            watched.onDone = { [unowned self, unowned state] in outputChanged(state) }
-        default:
-            return
+        if !shared.bind(name, interface, version) {
+            switch interface {
+            // One of each global is bound; a second announcement of the same interface is ignored
+            // (binding it again would leak the first proxy).
+            case "wl_compositor" where compositor == nil:
+                compositor = OpaquePointer(wl_registry_bind(r, name, ka_wl_compositor_interface(), min(version, 4)))
+            case Self.layerShellInterface where layerShell == nil:
+                layerShell = OpaquePointer(
+                    wl_registry_bind(r, name, ka_zwlr_layer_shell_v1_interface(), min(version, 4)))
+            case "xdg_wm_base" where wmBase == nil:
+                let base = OpaquePointer(wl_registry_bind(r, name, ka_xdg_wm_base_interface(), min(version, 2)))!
+                wmBase = base
+                ka_wm_base_add_listener(base, wmBaseListener, nil)
+            case "wl_output":
+                let watched = WatchedOutput(registry: r, globalName: name, version: version)
+                let state = WatchedOutputState(watched: watched)
+                outputs[name] = state
+                if isBound { reports.outputPlugged(name) }
+                watched.onDone = { [unowned self, unowned state] in outputChanged(state) }
+            default:
+                return
+            }
         }
         // Late globals complete what earlier ones started.
-        if let outputManager { for state in outputs.values { state.watched.attach(manager: outputManager) } }
+        for state in outputs.values { shared.attach(state.watched) }
         for state in outputs.values where state.probe == nil { startProbe(state) }
     }
 
@@ -102,11 +97,8 @@ final class WaylandSession {
             send(reports.outputRemoved(name, time: MonotonicClock.now()))
             state.destroy()
             publishStatus()
-        } else if name == seatGlobal {
-            seat?.destroy()
-            seat = nil
-            seatGlobal = nil
-            layoutChanged()
+        } else {
+            _ = shared.remove(name)
         }
     }
 
@@ -152,7 +144,7 @@ final class WaylandSession {
     }
 
     private func layoutChanged() {
-        send(reports.layoutChanged(to: seat?.layout, time: MonotonicClock.now()))
+        send(reports.layoutChanged(to: shared.layout, time: MonotonicClock.now()))
     }
 
     private func send(_ observations: [KeyboardObservation]) {
@@ -171,7 +163,7 @@ final class WaylandSession {
     private func publishStatus() { onStatus?(status) }
 
     /// The active layout of the seat keyboard, if any.
-    var layout: InputLayout? { seat?.layout }
+    var layout: InputLayout? { shared.layout }
 
     /// Releases every proxy, then the connection (when the session itself goes).
     func destroy() {
@@ -179,10 +171,7 @@ final class WaylandSession {
         onStatus = nil
         for state in outputs.values { state.destroy() }
         outputs = [:]
-        seat?.destroy()
-        seat = nil
-        if let outputManager { ka_xdg_output_manager_destroy(outputManager) }
-        outputManager = nil
+        shared.destroy()
         if let wmBase { ka_wm_base_destroy(wmBase) }
         wmBase = nil
         if let layerShell { ka_layer_shell_destroy(layerShell) }

@@ -1,5 +1,6 @@
 import Foundation
 import KbwatchOutput
+import KeyboardAdapterCore
 import TestSupport
 import Testing
 
@@ -36,6 +37,17 @@ struct SeparatorTests {
         #expect(!hasSeparator(format.stdout), "\(format.stdout)")
         let json = try Kbwatch.run(["--replay", path, "--speed", "max", "--json"])
         #expect(!hasSeparator(json.stdout) && json.stdout.contains(#"evil\u2028name"#))
+    }
+
+    @Test("what a keyboard service's peer said (an error's text) reaches a --state line escaped")
+    func serviceProblem() {
+        let report = KeyboardServiceReport(
+            name: "squeekboard", address: "sm.puri.OSK0 on the session bus",
+            state: KeyboardServiceState(
+                status: .running, isVisible: nil, pid: 42, problem: "refused: \u{1B}[2J\u{2028}gone"))
+        let lines = HumanWriter().lines(forState: [], services: [report])
+        #expect(lines.count == 1)
+        #expect(!hasSeparator(lines[0]) && !lines[0].unicodeScalars.contains("\u{1B}"), "\(lines)")
     }
 
     @Test("an error message quoting a value with U+2028 shows it escaped")

@@ -20,6 +20,9 @@ let package = Package(
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
         .target(name: "KeyboardAdapterCore"),
 
+        // The run loop thread's request for a short time slice (libc's syscall() only).
+        .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
+
         // C libraries from Debian's -dev packages.
         .systemLibrary(
             name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
@@ -49,12 +52,14 @@ let package = Package(
         .target(name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
 
         // Display-server backends, one plugin each.
-        .target(name: "X11Adapter", dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11"]),
+        .target(
+            name: "X11Adapter",
+            dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CThreadSlice"]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs
         // with xdg-output, and the seat keyboard's layout.
         .target(
             name: "WaylandClient",
-            dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon"]),
+            dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon", "CThreadSlice"]),
         .target(
             name: "WaylandAdapter",
             dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland", "CWaylandProtocols"]),
@@ -67,7 +72,15 @@ let package = Package(
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
-        .executableTarget(name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput"]),
+        // Built for release with the Swift runtime linked statically (see the README), it takes
+        // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
+        .executableTarget(
+            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput"],
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx"],
+                    .when(platforms: [.linux], configuration: .release))
+            ]),
         // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
         .executableTarget(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
@@ -92,7 +105,9 @@ let package = Package(
             path: "Benchmarks/kbwatchbench"),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
-        .target(name: "TestSupport", dependencies: ["CX11", "KeyboardAdapterCore"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["CX11", "CThreadSlice", "KeyboardAdapterCore"],
+            path: "Tests/TestSupport"),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
         .testTarget(

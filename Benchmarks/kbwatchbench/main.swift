@@ -7,6 +7,9 @@
 // 3. Configure requests on the keyboard window (XMoveWindow from a third connection), one at a
 //    time: the time to kbwatch's willChangeFrame line on its stdout, read on a dedicated thread,
 //    and to a bare Xlib listener's ConfigureNotify for the same request; then the memory again.
+//    kbwatch's loop thread asks the kernel for a 0.1 ms time slice: the moves are measured as
+//    shipped, again with that thread set back to the kernel's default slice (what kernels before
+//    Linux 6.12 give it), and again with the listener's thread asking for the same short slice.
 //    Then, with kbwatch ended, the same for xev's line (line-buffered by stdbuf): what a
 //    process and a pipe cost at the least.
 // 4. `kbwatch --state --backend x11`: wall time of repeated runs, next to `xwininfo -root -children`.
@@ -22,6 +25,12 @@ func setting(_ name: String, _ fallback: Int) -> Int {
 }
 
 func column(_ text: String, _ width: Int = 46) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+
+/// A thread's time slice as the kernel reports it.
+func sliceText(_ nanoseconds: Int64?) -> String {
+    guard let nanoseconds else { return "unknown" }
+    return String(format: "%.1f ms", Double(nanoseconds) / 1_000_000)
+}
 
 func memory(_ usage: ProcessUsage?) -> String {
     guard let usage else { return "gone" }
@@ -57,20 +66,40 @@ func main() throws {
     let xevIdle = ProcessUsage.sample(pid: xev.pid).flatMap { xevStarted.map($0.since) }
     xev.stop()
 
-    // 3: moves with kbwatch, then (kbwatch ended, so that only one process is woken) with xev.
+    // 3: moves with kbwatch as it ships (its loop thread asks for a 0.1 ms slice); then with that
+    // thread set back to the kernel's default slice from outside (what kernels before 6.12 give
+    // it); then as shipped against a listener whose thread asks for the same slice; then (kbwatch
+    // ended, so that only one process is woken) with xev.
+    let loopThread = LoopThread.of(pid: kbwatch.pid)
+    let shippedSlice = loopThread?.slice
     let listener = try BareXListener(display: session.display, window: window)
     listener.start()
-    defer { listener.stop() }
     let latency = try MoveLatency.measure(
         display: session.display, window: window, watcher: kbwatch, prefix: "willChangeFrame", listener: listener,
         count: moves)
     let kbwatchMoved = ProcessUsage.sample(pid: kbwatch.pid)
+    loopThread?.setSlice(0)
+    let defaultSlice = loopThread?.slice
+    let defaultLatency = try MoveLatency.measure(
+        display: session.display, window: window, watcher: kbwatch, prefix: "willChangeFrame", listener: listener,
+        count: min(moves, 200))
+    listener.stop()
+    loopThread?.setSlice(UInt64(shippedSlice ?? 0))
+    let shortListener = try BareXListener(display: session.display, window: window)
+    shortListener.start(slice: UInt64(shippedSlice ?? 0))
+    let evenLatency = try MoveLatency.measure(
+        display: session.display, window: window, watcher: kbwatch, prefix: "willChangeFrame",
+        listener: shortListener, count: min(moves, 200))
+    shortListener.stop()
     kbwatch.stop()
+    let xevListener = try BareXListener(display: session.display, window: window)
+    xevListener.start()
+    defer { xevListener.stop() }
     let xevMoving = try WatchedProcess(
         "stdbuf", ["-oL", "xev", "-root", "-event", "substructure"], environment: session.environment)
     Thread.sleep(forTimeInterval: 1)
     let xevLatency = try MoveLatency.measure(
-        display: session.display, window: window, watcher: xevMoving, prefix: "ConfigureNotify", listener: listener,
+        display: session.display, window: window, watcher: xevMoving, prefix: "ConfigureNotify", listener: xevListener,
         count: min(moves, 200))
     xevMoving.stop()
 
@@ -96,6 +125,13 @@ func main() throws {
     print(column("configure request -> event (n=\(latency.process.count) of \(moves))") + "     p50          p99")
     latency.rows("kbwatch stdout line (willChangeFrame)").forEach { print($0) }
     print(column("  targets for kbwatch") + "     <= 1.20x  <= +0.300 ms")
+    print("  (kbwatch's loop thread slice: \(sliceText(shippedSlice)); the listener's: the kernel's default)")
+    print(
+        "then kbwatch's loop thread set back to the kernel's default slice, \(sliceText(defaultSlice)) "
+            + "(n=\(defaultLatency.process.count))")
+    defaultLatency.rows("kbwatch stdout line, default slice").forEach { print($0) }
+    print("then kbwatch as shipped, the listener's thread asking for the same slice (n=\(evenLatency.process.count))")
+    evenLatency.rows("kbwatch stdout line").forEach { print($0) }
     print("then, kbwatch ended (n=\(xevLatency.process.count))")
     xevLatency.rows("xev stdout line (C Xlib process, stdbuf -oL)").forEach { print($0) }
     print("")
@@ -114,8 +150,9 @@ func main() throws {
             + "   (target: median <= 20 ms; exit \(statuses.sorted()))")
     print(
         column("  xwininfo -root -children (floor)") + millisecondsText(floor.p50) + "  " + millisecondsText(floor.p90))
-    if latency.missed + xevLatency.missed > 0 {
-        print("\nmissed: \(latency.missed + xevLatency.missed) moves had no line or no ConfigureNotify within 5 s")
+    let missed = latency.missed + defaultLatency.missed + evenLatency.missed + xevLatency.missed
+    if missed > 0 {
+        print("\nmissed: \(missed) moves had no line or no ConfigureNotify within 5 s")
     }
 }
 

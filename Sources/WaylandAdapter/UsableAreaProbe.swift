@@ -17,10 +17,12 @@ struct ProbeGlobals {
 /// usable area (the output minus every exclusive zone): background layer, anchored to all four
 /// edges, size 0×0, exclusive zone 0, empty input region, no keyboard focus, never mapped.
 ///
-/// A configure carries only the size, so after each size change an unmapped xdg_popup with an
-/// off-screen offset is parented to it: the compositor slides the popup back onto the output,
-/// and the popup's position relative to the probe is minus the usable area's origin. One popup
-/// is in flight at a time; a change while it flies asks again when it lands.
+/// A configure carries only the size. When the size is the whole output's, the origin can only be
+/// the output's, and the area is reported at once (a keyboard hiding with no panel left, the
+/// start without one). After any other size change an unmapped xdg_popup with an off-screen
+/// offset is parented to it: the compositor slides the popup back onto the output, and the
+/// popup's position relative to the probe is minus the usable area's origin. One popup is in
+/// flight at a time; a change while it flies asks again when it lands.
 final class UsableAreaProbe {
     private let globals: ProbeGlobals
     private let surface: OpaquePointer
@@ -31,6 +33,8 @@ final class UsableAreaProbe {
     private(set) var usable: Rect?
     private var popup: OriginQuery?
     private var askAgain = false
+    /// The output's logical size, once the output has said it; set by the session.
+    var outputSize: (width: Int, height: Int)?
 
     /// Called on the loop thread with each new usable area, relative to the output's origin.
     var onUsableArea: ((Rect) -> Void)?
@@ -80,7 +84,19 @@ final class UsableAreaProbe {
         let next = (Int(width), Int(height))
         if let size, size == next { return }
         size = next
-        queryOrigin()
+        if isWholeOutput {
+            // Nothing is reserved: no question to ask, and an answer in flight is moot.
+            askAgain = false
+            report(origin: (0, 0))
+        } else {
+            queryOrigin()
+        }
+    }
+
+    /// Whether the last configured size is the whole output's.
+    private var isWholeOutput: Bool {
+        guard let size, let outputSize else { return false }
+        return size == outputSize
     }
 
     private func queryOrigin() {
@@ -96,6 +112,8 @@ final class UsableAreaProbe {
             [unowned self] origin in
             popup?.destroy()
             popup = nil
+            // Reported when the size came: the whole output, at its origin.
+            if isWholeOutput { return }
             // The area changed while the popup was out: its answer may predate the change, so
             // ask again rather than report a frame that never was.
             if askAgain {

@@ -89,6 +89,7 @@ final class WaylandSession {
             output: state.watched.proxy)
         probe.onUsableArea = { [unowned self, unowned state] area in usableAreaChanged(state, area) }
         probe.onClosed = { [unowned self, unowned state] in probeClosed(state) }
+        probe.outputSize = state.watched.output.map { ($0.frame.width, $0.frame.height) }
         state.probe = probe
     }
 
@@ -118,6 +119,7 @@ final class WaylandSession {
             startProbe(state)
         }
         guard let output = state.watched.output else { return }
+        state.probe?.outputSize = (output.frame.width, output.frame.height)
         send(reports.outputChanged(state.watched.globalName, to: output, time: MonotonicClock.now()))
         publishStatus()
     }

@@ -1,3 +1,4 @@
+import CThreadSlice
 import CWayland
 import KeyboardAdapterCore
 
@@ -15,10 +16,14 @@ package final class DisplaySource: LoopSource, @unchecked Sendable {
     private var reading = false
 
     /// Adds `display` to `loop`; `failed` is called once, on the loop's thread, when it breaks.
+    /// Called on the loop's thread, which it asks for a short time slice (see `CThreadSlice`):
+    /// an event from the compositor is then handled as soon as it comes, also on a busy machine.
+    /// Where the kernel cannot grant one, nothing changes.
     package init(display: WaylandDisplay, loop: KeyboardRunLoop, failed: @escaping (String) -> Void) {
         self.display = display
         self.loop = loop
         self.failed = failed
+        _ = ka_loop_thread_request_short_slice()
         loop.add(self)
     }
 

@@ -1,3 +1,4 @@
+import CThreadSlice
 import CX11
 import Foundation
 import Glibc
@@ -49,10 +50,12 @@ public final class BareXListener: @unchecked Sendable {
         close(wake[1])
     }
 
-    /// Starts the reading thread.
-    public func start() {
+    /// Starts the reading thread; with a `slice` (ns), the thread asks the kernel for that time
+    /// slice first, as KeyboardAdapter's loop thread does (0: the kernel's default).
+    public func start(slice: UInt64 = 0) {
         Thread.detachNewThread { [self] in
             Thread.current.name = "bare-xlistener"
+            if slice > 0 { _ = ka_thread_set_slice(0, slice) }
             var fds = [
                 pollfd(fd: client.fileDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake[0], events: Int16(POLLIN), revents: 0),

@@ -6,6 +6,7 @@
 #define KA_THREAD_SLICE_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -55,5 +56,28 @@ static inline int64_t ka_thread_slice(int tid) {
 // and sleeps again, so a short slice costs it nothing and lets it run as soon as the event comes,
 // instead of waiting behind whatever else the machine is running.
 static inline int ka_loop_thread_request_short_slice(void) { return ka_thread_set_slice(0, 100000); }
+
+static inline void *ka_slice_trial(void *kept) {
+    *(int *)kept = ka_thread_set_slice(0, 300000) == 0 && ka_thread_slice(0) == 300000;
+    return 0;
+}
+
+// Whether this kernel keeps the slice a thread asks for (the EEVDF scheduler of Linux 6.12 and
+// newer), tried on a short-lived thread of its own so that the caller's slice stays as it is.
+static inline int ka_kernel_keeps_slices(void) {
+    pthread_t thread;
+    int kept = 0;
+    if (pthread_create(&thread, 0, ka_slice_trial, &kept) != 0) return 0;
+    pthread_join(thread, 0);
+    return kept;
+}
+
+// What --doctor says of the run loop thread's request.
+static inline const char *ka_loop_slice_description(void) {
+    return ka_kernel_keeps_slices()
+        ? "asks for a 0.1 ms time slice, which this kernel keeps: it runs as soon as an event comes"
+        : "asks for a 0.1 ms time slice, which this kernel ignores (Linux 6.12 and newer keep it): "
+          "on a busy machine an event may wait for a CPU";
+}
 
 #endif

@@ -150,6 +150,7 @@ public final class KWinBackend: KeyboardBackend {
             lines += session.currentOutputs.values.sorted { $0.name < $1.name }.map { "output \($0)" }
             lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
         }
+        lines.append("event thread: " + DisplaySource.threadDescription)
         lines.append("keyboard service \(service.name) (\(service.address)): \(service.probe())")
         lines.append("show: forceActivate; hide: active set to false (through KWin)")
         lines.append(

@@ -204,6 +204,7 @@ public final class WaylandBackend: KeyboardBackend {
         }
         lines += session.status.map { "output \($0)" }
         lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+        lines.append("event thread: " + DisplaySource.threadDescription)
         var insets: [Edge: Int] = [:]
         for status in session.status {
             guard let usable = status.usableArea else { continue }

@@ -27,6 +27,10 @@ package final class DisplaySource: LoopSource, @unchecked Sendable {
         loop.add(self)
     }
 
+    /// What the loop's thread asks the scheduler for, and whether this kernel keeps it, for
+    /// `--doctor`.
+    package static var threadDescription: String { String(cString: ka_loop_slice_description()) }
+
     package func prepareToWait() -> (descriptor: Int32, events: Int16) {
         guard isOpen else { return (-1, 0) }
         switch display.prepareRead() {

@@ -213,6 +213,7 @@ public final class X11Backend: KeyboardBackend {
         } else {
             lines.append("x11: input layout: unknown (no usable XKB)")
         }
+        lines.append("x11: event thread: " + String(cString: ka_loop_slice_description()))
         lines.append(
             "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
         var seen: [KeyboardObservation] = []

@@ -9,6 +9,12 @@ import Testing
 struct LoopSliceTests {
     static let requested: Int64 = 100_000
 
+    /// What `--doctor` says of the request on this kernel.
+    static func doctorLine(prefix: String) -> String {
+        prefix + "asks for a 0.1 ms time slice, which this kernel "
+            + (LoopThread.kernelHonoursSlices ? "keeps" : "ignores")
+    }
+
     /// Waits for `process`'s loop thread and checks the slice it ends up with.
     func expectShortSlice(_ process: WatchedProcess, backend: String) throws {
         var thread: LoopThread?
@@ -36,6 +42,8 @@ struct LoopSliceTests {
         let watcher = try Kbwatch.watch(["--backend", "x11"], environment: session.environment)
         defer { watcher.stop() }
         try expectShortSlice(watcher, backend: "x11")
+        let doctor = try Kbwatch.run(["--doctor", "--backend", "x11"], environment: session.environment)
+        #expect(doctor.stdout.contains(Self.doctorLine(prefix: "    event thread: ")), "\(doctor.stdout)")
 
         // Under nice, the request keeps the nice value (setting a slice alone would reset it to 0,
         // which an ordinary user may not do).
@@ -57,5 +65,7 @@ struct LoopSliceTests {
         let watcher = try Kbwatch.watch(["--backend", "wayland"], environment: sway.clientEnvironment)
         defer { watcher.stop() }
         try expectShortSlice(watcher, backend: "wayland")
+        let doctor = try Kbwatch.run(["--doctor", "--backend", "wayland"], environment: sway.clientEnvironment)
+        #expect(doctor.stdout.contains(Self.doctorLine(prefix: "    event thread: ")), "\(doctor.stdout)")
     }
 }

@@ -31,19 +31,6 @@ public struct LoopThread: Sendable {
     public func setSlice(_ nanoseconds: UInt64) -> Int32 { ka_thread_set_slice(tid, nanoseconds) }
 
     /// Whether this kernel keeps a slice a thread asks for (the EEVDF scheduler of Linux 6.12 and
-    /// newer): tried on a short-lived thread of this process.
-    public static var kernelHonoursSlices: Bool {
-        final class Outcome: @unchecked Sendable {
-            // Written by the thread before it signals, read after the wait.
-            var kept = false
-        }
-        let outcome = Outcome()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            outcome.kept = ka_thread_set_slice(0, 300_000) == 0 && ka_thread_slice(0) == 300_000
-            done.signal()
-        }
-        done.wait()
-        return outcome.kept
-    }
+    /// newer): tried on a short-lived thread.
+    public static var kernelHonoursSlices: Bool { ka_kernel_keeps_slices() != 0 }
 }

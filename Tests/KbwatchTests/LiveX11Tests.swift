@@ -69,10 +69,9 @@ struct LiveX11Tests {
             x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
             titleBytes: Array("another app".utf8))
         apps.setCardinals(theirs, "_NET_WM_PID", [4343])
-        try session.xdotool("windowactivate", "0x" + String(mine, radix: 16))
-        try Wait.require("this app's window to be active", timeout: 5) {
-            apps.rootCardinals("_NET_ACTIVE_WINDOW")?.first == mine
-        }
+        // The window mapped last first (see X11Session.activate).
+        try session.activate(theirs, readBy: apps)
+        try session.activate(mine, readBy: apps)
         let watchers = [
             ("--pid 4242", ["--pid", "4242"], true as Bool?),
             ("--pid 4343", ["--pid", "4343"], false),

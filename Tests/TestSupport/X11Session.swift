@@ -162,6 +162,17 @@ public final class X11Session: @unchecked Sendable {
         try run("xdotool", arguments)
     }
 
+    /// Activates `window` through the window manager (xdotool) and waits until `client` reads it
+    /// as `_NET_ACTIVE_WINDOW`. The window manager focuses each window it maps, so a test that
+    /// has just mapped several windows activates the last one mapped first: once that is active,
+    /// nothing owed to the earlier mappings can follow and take the focus from the one it wants.
+    public func activate(_ window: UInt, readBy client: XTestClient) throws {
+        try xdotool("windowactivate", "0x" + String(window, radix: 16))
+        try Wait.require("window 0x\(String(window, radix: 16)) to be active", timeout: 5) {
+            client.rootCardinals("_NET_ACTIVE_WINDOW")?.first == window
+        }
+    }
+
     /// A window's absolute inner geometry as `xwininfo -id` reports it (the reference every asserted
     /// frame is compared with); nil when the window is gone.
     public func xwininfo(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int)? {

@@ -33,8 +33,12 @@ final class UsableAreaProbe {
     private(set) var usable: Rect?
     private var popup: OriginQuery?
     private var askAgain = false
-    /// The output's logical size, once the output has said it; set by the session.
-    var outputSize: (width: Int, height: Int)?
+    /// The output's logical size, once the output has said it; set by the session. It may come
+    /// (or change, as xdg-output's logical size replaces the mode's) after the configure whose
+    /// size it matches, while that size's popup is still out: the area is reported then.
+    var outputSize: (width: Int, height: Int)? {
+        didSet { reportIfWholeOutput() }
+    }
 
     /// Called on the loop thread with each new usable area, relative to the output's origin.
     var onUsableArea: ((Rect) -> Void)?
@@ -84,13 +88,18 @@ final class UsableAreaProbe {
         let next = (Int(width), Int(height))
         if let size, size == next { return }
         size = next
-        if isWholeOutput {
-            // Nothing is reserved: no question to ask, and an answer in flight is moot.
-            askAgain = false
-            report(origin: (0, 0))
-        } else {
-            queryOrigin()
-        }
+        if !reportIfWholeOutput() { queryOrigin() }
+    }
+
+    /// Reports the area at the output's origin when the last configured size is the whole
+    /// output's: nothing is reserved, so there is no question to ask, and an answer in flight is
+    /// moot. Returns whether it was.
+    @discardableResult
+    private func reportIfWholeOutput() -> Bool {
+        guard isWholeOutput else { return false }
+        askAgain = false
+        report(origin: (0, 0))
+        return true
     }
 
     /// Whether the last configured size is the whole output's.
@@ -112,7 +121,7 @@ final class UsableAreaProbe {
             [unowned self] origin in
             popup?.destroy()
             popup = nil
-            // Reported when the size came: the whole output, at its origin.
+            // Already reported, when the size or the output's size came: the whole output.
             if isWholeOutput { return }
             // The area changed while the popup was out: its answer may predate the change, so
             // ask again rather than report a frame that never was.

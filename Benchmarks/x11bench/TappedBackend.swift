@@ -18,8 +18,8 @@ final class TappedBackend: KeyboardBackend {
     var name: String { wrapped.name }
     var capabilities: BackendCapabilities { wrapped.capabilities }
     func availability() -> BackendAvailability { wrapped.availability() }
-    func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
-        try wrapped.start(on: loop, sink: Tap(inner: sink, backend: self))
+    func start(in context: LoopContext, sink: any ObservationSink) throws {
+        try wrapped.start(in: context, sink: Tap(inner: sink, backend: self))
     }
     func stop() { wrapped.stop() }
 

@@ -83,8 +83,8 @@ public final class KWinBackend: KeyboardBackend {
     }
 
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
-    /// `loop`, and delivers the keyboard at once when it is up.
-    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+    /// the loop, and delivers the keyboard at once when it is up.
+    public func start(in context: LoopContext, sink: any ObservationSink) throws {
         try running.withLock { current in
             guard current == nil else { return }
             let session: KWinSession
@@ -96,9 +96,9 @@ public final class KWinBackend: KeyboardBackend {
             }
             let identity = KeyboardIdentity(id: "kwin:virtual-keyboard", name: service.keyboardName)
             let connection = KWinConnection(
-                session: session, identity: identity, sink: sink, loop: loop, backendName: name)
+                session: session, identity: identity, sink: sink, context: context, backendName: name)
             let service = service
-            service.start(on: loop) { [weak connection] state in connection?.serviceChanged(state) }
+            service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
             connection.serviceChanged(service.state)
             current = connection
         }
@@ -171,7 +171,7 @@ private final class KWinConnection: @unchecked Sendable {
     private let sink: any ObservationSink
 
     init(
-        session: KWinSession, identity: KeyboardIdentity, sink: any ObservationSink, loop: KeyboardRunLoop,
+        session: KWinSession, identity: KeyboardIdentity, sink: any ObservationSink, context: LoopContext,
         backendName: String
     ) {
         self.session = session
@@ -186,7 +186,7 @@ private final class KWinConnection: @unchecked Sendable {
         session.onLayout = { [unowned self] layout in
             send(reports.layoutChanged(to: layout, time: MonotonicClock.now()))
         }
-        source = DisplaySource(display: session.connection, loop: loop) { [unowned self] reason in
+        source = DisplaySource(display: session.connection, context: context) { [unowned self] reason in
             // KWin went away: the keyboard with it.
             send(reports.visibilityChanged(to: false, time: MonotonicClock.now()))
             close()

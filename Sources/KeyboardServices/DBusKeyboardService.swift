@@ -40,19 +40,19 @@ public final class DBusKeyboardService: KeyboardService {
     /// What the service said last.
     public var state: KeyboardServiceState { shared.withLock { $0.state } }
 
-    /// Connects to the session bus on `loop`'s thread, asks the keyboard's state, and follows it.
+    /// Connects to the session bus on the loop's thread, asks the keyboard's state, and follows it.
     /// Without a usable bus the state says why, and nothing is added to the loop.
-    public func start(on loop: KeyboardRunLoop, onChange: @escaping (KeyboardServiceState) -> Void) {
+    public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
         guard shared.withLock({ $0.watch == nil }) else { return }
         let record: (KeyboardServiceState) -> Void = { [weak self] state in
             self?.shared.withLock { $0.state = state }
             onChange(state)
         }
         do {
-            let watch = try ServiceWatch(interface: interface, environment: environment, loop: loop, changed: record)
+            let watch = try ServiceWatch(interface: interface, environment: environment, context: context, changed: record)
             shared.withLock { shared in
                 shared.watch = watch
-                shared.loop = loop
+                shared.loop = context.runLoop
                 shared.state = watch.current
             }
         } catch {

@@ -20,7 +20,7 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     private let connection: BusConnection
     private let interface: ServiceInterface
     private let changed: (KeyboardServiceState) -> Void
-    private weak var loop: KeyboardRunLoop?
+    private let context: LoopContext
     private var matches: [BusSlot] = []
     /// Calls waiting for their reply, by a number of their own.
     private var pending: [Int: (slot: BusSlot?, completion: ((BusMessage?) -> Void))] = [:]
@@ -29,16 +29,16 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     private(set) var isClosed = false
     private(set) var current = KeyboardServiceState(status: .unknown)
 
-    /// Connects, subscribes to the signals, asks the current state, and adds itself to `loop`.
+    /// Connects, subscribes to the signals, asks the current state, and adds itself to the loop.
     /// Throws when the bus cannot be used at all.
     init(
-        interface: ServiceInterface, environment: [String: String], loop: KeyboardRunLoop,
+        interface: ServiceInterface, environment: [String: String], context: LoopContext,
         changed: @escaping (KeyboardServiceState) -> Void
     ) throws(BusFailure) {
         connection = try BusConnection(environment: environment)
         self.interface = interface
         self.changed = changed
-        self.loop = loop
+        self.context = context
         // Subscribed before asking, so that no change between the answer and the first signal is lost.
         let owner = try connection.addMatch(interface.ownerRule) { [unowned self] in self.ownerChanged($0) }
         let properties = try connection.addMatch(interface.propertiesRule) { [unowned self] in
@@ -51,7 +51,7 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         }
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
-        loop.add(self)
+        context.add(self)
     }
 
     // MARK: - LoopSource
@@ -220,7 +220,7 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        loop?.remove(self)
+        context.remove(self)
         matches.removeAll()
         let waiting = pending
         pending.removeAll()

@@ -123,10 +123,10 @@ public final class WaylandBackend: KeyboardBackend {
         return reason
     }
 
-    /// Connects, sets up one probe per output, and adds the connection to `loop`. Keyboards
+    /// Connects, sets up one probe per output, and adds the connection to the loop. Keyboards
     /// already docked now count as baseline (see the type's notes), except one whose service says
     /// it is up, which is delivered at once.
-    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+    public func start(in context: LoopContext, sink: any ObservationSink) throws {
         try running.withLock { current in
             guard current == nil else { return }
             let session: WaylandSession
@@ -158,11 +158,11 @@ public final class WaylandBackend: KeyboardBackend {
             // on this loop's thread, where the session lives.
             let services = services
             for service in services {
-                service.start(on: loop) { [weak session] _ in session?.servicesChanged(ServiceClaim.running(services)) }
+                service.start(in: context) { [weak session] _ in session?.servicesChanged(ServiceClaim.running(services)) }
             }
             session.servicesChanged(ServiceClaim.running(services))
             session.adoptVisibleKeyboards()
-            let connection = WaylandConnection(session: session, sink: sink, loop: loop, backendName: name)
+            let connection = WaylandConnection(session: session, sink: sink, context: context, backendName: name)
             current = connection
         }
     }
@@ -230,9 +230,9 @@ private final class WaylandConnection: @unchecked Sendable {
     private var session: WaylandSession?
     private var source: DisplaySource?
 
-    init(session: WaylandSession, sink: any ObservationSink, loop: KeyboardRunLoop, backendName: String) {
+    init(session: WaylandSession, sink: any ObservationSink, context: LoopContext, backendName: String) {
         self.session = session
-        source = DisplaySource(display: session.connection, loop: loop) { [unowned self] reason in
+        source = DisplaySource(display: session.connection, context: context) { [unowned self] reason in
             self.session?.hideAll()
             self.session?.deliver = nil
             self.close()

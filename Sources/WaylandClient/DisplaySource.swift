@@ -9,22 +9,22 @@ package final class DisplaySource: LoopSource, @unchecked Sendable {
     // @unchecked: created on the loop's thread and used there only; its owner keeps it to close
     // it from `stop`, which runs on that same thread.
     package let display: WaylandDisplay
-    private weak var loop: KeyboardRunLoop?
+    private let context: LoopContext
     private let failed: (String) -> Void
     private var isOpen = true
     /// A read was readied and must be completed or cancelled.
     private var reading = false
 
-    /// Adds `display` to `loop`; `failed` is called once, on the loop's thread, when it breaks.
-    /// Called on the loop's thread, which it asks for a short time slice (see `CThreadSlice`):
+    /// Adds `display` to the loop; `failed` is called once, on the loop's thread, when it breaks.
+    /// Called on the loop's thread, whose loop it asks for a short time slice (see `CThreadSlice`):
     /// an event from the compositor is then handled as soon as it comes, also on a busy machine.
     /// Where the kernel cannot grant one, nothing changes.
-    package init(display: WaylandDisplay, loop: KeyboardRunLoop, failed: @escaping (String) -> Void) {
+    package init(display: WaylandDisplay, context: LoopContext, failed: @escaping (String) -> Void) {
         self.display = display
-        self.loop = loop
+        self.context = context
         self.failed = failed
-        _ = ka_loop_thread_request_short_slice()
-        loop.add(self)
+        context.request(.shortTimeSlice)
+        context.add(self)
     }
 
     /// What the loop's thread asks the scheduler for, and whether this kernel keeps it, for
@@ -59,7 +59,7 @@ package final class DisplaySource: LoopSource, @unchecked Sendable {
         if reading { wl_display_cancel_read(display.display) }
         reading = false
         isOpen = false
-        loop?.remove(self)
+        context.remove(self)
     }
 
     private func fail(_ reason: String) {

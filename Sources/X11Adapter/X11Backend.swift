@@ -150,7 +150,7 @@ public final class X11Backend: KeyboardBackend {
     /// whose thread then asks the kernel for a 0.1 ms time slice (honoured from Linux 6.12 on), so
     /// that it runs as soon as an event comes. Throws a `BackendFailure` when the server cannot be
     /// reached. Does nothing once started (also after the connection broke) until `stop()`.
-    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+    public func start(in context: LoopContext, sink: any ObservationSink) throws {
         try running.withLock { running in
             guard running == nil else { return }
             let display: XDisplay
@@ -161,16 +161,16 @@ public final class X11Backend: KeyboardBackend {
             }
             // The services are asked first, so that the keyboards delivered at start carry what
             // they say. Their changes need no action here: on X11 the window is the truth.
-            for service in services { service.start(on: loop) { _ in } }
+            for service in services { service.start(in: context) { _ in } }
             let joined = services.isEmpty ? sink : ServiceJoinSink(inner: sink, services: services)
             let connection = X11Connection(
-                display: display, rules: rules, app: app, sink: joined, loop: loop, backendName: name)
+                display: display, rules: rules, app: app, sink: joined, context: context, backendName: name)
             connection.tracker.start()
-            // This runs on the loop's thread: it asks for a short time slice (see `CThreadSlice`),
-            // so that an X event is handled as soon as it comes, also on a busy machine. Where the
-            // kernel cannot grant one, nothing changes.
-            _ = ka_loop_thread_request_short_slice()
-            loop.add(connection)
+            // The loop's thread is asked to take a short time slice (see `CThreadSlice`), so that
+            // an X event is handled as soon as it comes, also on a busy machine. Where the kernel
+            // cannot grant one, nothing changes.
+            context.request(.shortTimeSlice)
+            context.add(connection)
             running = connection
         }
     }
@@ -238,16 +238,16 @@ private final class X11Connection: LoopSource, @unchecked Sendable {
     let sink: any ObservationSink
     let backendName: String
     let tracker: WindowTracker
-    private weak var loop: KeyboardRunLoop?
+    private let context: LoopContext
     private var isClosed = false
 
     init(
         display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink,
-        loop: KeyboardRunLoop, backendName: String
+        context: LoopContext, backendName: String
     ) {
         self.display = display
         self.sink = sink
-        self.loop = loop
+        self.context = context
         self.backendName = backendName
         tracker = WindowTracker(
             display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
@@ -293,7 +293,7 @@ private final class X11Connection: LoopSource, @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        loop?.remove(self)
+        context.remove(self)
         display.close()
     }
 

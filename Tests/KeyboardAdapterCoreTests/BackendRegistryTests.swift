@@ -12,7 +12,7 @@ final class FixedBackend: KeyboardBackend {
     }
     var capabilities: BackendCapabilities { [] }
     func availability() -> BackendAvailability { reason.map { .unavailable(reason: $0) } ?? .available(detail: "ok") }
-    func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {}
+    func start(in context: LoopContext, sink: any ObservationSink) throws {}
     func stop() {}
 }
 
@@ -111,6 +111,6 @@ final class Unreachable: KeyboardBackend {
     let name = "x11"
     var capabilities: BackendCapabilities { [] }
     func availability() -> BackendAvailability { .unreachable(reason: "cannot open display :77") }
-    func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {}
+    func start(in context: LoopContext, sink: any ObservationSink) throws {}
     func stop() {}
 }

@@ -79,7 +79,7 @@ struct ManagerContractTests {
     @Test("each snapshot of a batch carries the keyboards visible as of its own event")
     func perUpdateSnapshots() async throws {
         let rig = try LiveRig(settle: 0.05)
-        var iterator = rig.manager.updates.makeAsyncIterator()
+        var iterator = rig.manager.updates().makeAsyncIterator()
         #expect(await iterator.next()?.keyboards.isEmpty == true)
         // Times in the future, so that the loop's clock never settles on its own: the second
         // observation settles the first keyboard's show and starts the panel's, in one batch.

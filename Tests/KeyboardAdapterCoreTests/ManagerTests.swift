@@ -198,7 +198,7 @@ struct ManagerTests {
     func updatesStream() async throws {
         let rig = try LiveRig()
         rig.showAndSettle()
-        var iterator = rig.manager.updates.makeAsyncIterator()
+        var iterator = rig.manager.updates().makeAsyncIterator()
         let first = await iterator.next()
         #expect(first?.update == nil && first?.keyboards.map(\.frame) == [Fixture.docked])
         rig.backend.observe(Fixture.osk, frame: nil)

@@ -30,7 +30,7 @@ struct HostilePeerTests {
         let loop = try KeyboardRunLoop()
         try loop.start()
         defer { loop.stop() }
-        try loop.performAndWait { service.start(on: loop) { _ in } }
+        try loop.performAndWait { context in service.start(in: context) { _ in } }
         defer { try? loop.performAndWait { service.stop() } }
         #expect(service.state.problem == "Visible has type 's', not 'b'", "\(service.state)")
 

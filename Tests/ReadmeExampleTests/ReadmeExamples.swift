@@ -83,7 +83,7 @@ extension ChatScreen {
 }
 
 @MainActor func asyncSequence(manager: KeyboardManager, inputBar: InputBar, window: AppWindow) async {
-    for await snapshot in manager.updates {
+    for await snapshot in manager.updates() {
         inputBar.bottomInset = snapshot.isVisible ? manager.insets(forWindow: window.frame).bottom : 0
     }
 }
@@ -128,7 +128,7 @@ struct ReadmeExampleTests {
             KeyboardIdentity(id: "osk", name: "osk"), frame: Rect(x: 0, y: 560, width: 1280, height: 240),
             output: Output(name: "screen", frame: window.frame))
         let own = ownLoop(manager: manager, inbox: inbox)
-        var snapshots = manager.updates.makeAsyncIterator()
+        var snapshots = manager.updates().makeAsyncIterator()
         #expect(await snapshots.next()?.isVisible == true)
         let deadline = Date().addingTimeInterval(5)
         while model.bottomInset != 240, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }

@@ -14,7 +14,7 @@ public final class BackendLoop: Sendable {
         self.loop = loop
         try loop.start(name: "kbd-test")
         do {
-            try loop.performAndWait { try backend.start(on: loop, sink: sink) }
+            try loop.performAndWait { context in try backend.start(in: context, sink: sink) }
         } catch {
             loop.stop()
             throw error

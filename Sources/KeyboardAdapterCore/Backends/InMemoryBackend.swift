@@ -35,7 +35,7 @@ public final class InMemoryBackend: KeyboardBackend {
     public func availability() -> BackendAvailability { .available(detail: "observations handed in by the caller") }
 
     /// Remembers the sink.
-    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws { self.sink.withLock { $0 = sink } }
+    public func start(in context: LoopContext, sink: any ObservationSink) throws { self.sink.withLock { $0 = sink } }
 
     /// Forgets the sink.
     public func stop() { sink.withLock { $0 = nil } }

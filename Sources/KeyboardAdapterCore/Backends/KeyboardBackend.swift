@@ -117,7 +117,7 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     /// Called on `loop`'s thread: connects, adds its sources to `loop`, and delivers the keyboards
     /// already visible before it returns, so that a caller can ask for the current state right
     /// after. Throws when it cannot start.
-    func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws
+    func start(in context: LoopContext, sink: any ObservationSink) throws
     /// Called on the loop's thread (or once the loop has ended): removes its sources and releases
     /// the connection. Idempotent; no call to the sink follows.
     func stop()

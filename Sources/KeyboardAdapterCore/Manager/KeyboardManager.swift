@@ -12,7 +12,7 @@ import Synchronization
 /// hands them to any number of subscribers.
 ///
 /// Subscribe with a weak ``delegate``, with closures (``on(_:perform:)``, ``onEvent(perform:)``,
-/// each returning a ``KeyboardSubscription`` token), or with the ``updates`` async sequence.
+/// each returning a ``KeyboardSubscription`` token), or with the ``updates()`` async sequence.
 ///
 /// Threading: each ``start()`` runs the backend on a ``KeyboardRunLoop`` of its own, one thread
 /// blocked in `poll()`; observations become events on that thread as they arrive. Closures given
@@ -24,7 +24,7 @@ import Synchronization
 ///
 /// A subscriber never sees a `did` event without its `will`: one that subscribes half-way through
 /// a transition gets the next whole one, and reads the current state from ``visibleKeyboards``
-/// (or the first snapshot of ``updates``).
+/// (or the first snapshot of ``updates()``).
 public final class KeyboardManager: Sendable {
     /// Settings fixed at creation.
     public struct Configuration: Sendable {
@@ -60,7 +60,7 @@ public final class KeyboardManager: Sendable {
     /// The settings given at creation.
     public let configuration: Configuration
 
-    let state: Mutex<State>
+    let state: ManagerStateLock
     let held: HeldDeliveries
     let backlog: DeliveryBacklog
     let delegateBox = Mutex(DelegateBox())
@@ -70,36 +70,13 @@ public final class KeyboardManager: Sendable {
         weak var delegate: (any KeyboardManagerDelegate)?
     }
 
-    struct State: Sendable {
-        var tracker: KeyboardTracker
-        /// The keyboards visible as of the last emission routed, by id.
-        var visible: [String: KeyboardState] = [:]
-        var session: ManagerSession?
-        var paused = false
-        var subscribers = SubscriberTable()
-
-        var sortedVisible: [KeyboardState] { visible.values.sorted { $0.keyboard.id < $1.keyboard.id } }
-
-        /// Forgets every keyboard and ends every stream; returns the streams to finish.
-        mutating func reset() -> [AsyncStream<KeyboardSnapshot>.Continuation] {
-            session = nil
-            tracker.reset()
-            visible.removeAll()
-            defer {
-                subscribers.streams.removeAll()
-                for stream in subscribers.progressStreams.values { stream.continuation.finish() }
-                subscribers.progressStreams.removeAll()
-            }
-            return subscribers.streams.values.map(\.continuation)
-        }
-    }
-
     /// Creates a manager for a backend. Nothing happens until ``start()``.
     public init(backend: any KeyboardBackend, configuration: Configuration = Configuration()) {
         self.backend = backend
         self.configuration = configuration
-        state = Mutex(
-            State(tracker: KeyboardTracker(backendName: backend.name, settleInterval: configuration.settleInterval)))
+        state = ManagerStateLock(
+            ManagerState(
+                tracker: KeyboardTracker(backendName: backend.name, settleInterval: configuration.settleInterval)))
         held = HeldDeliveries()
         backlog = DeliveryBacklog(delay: configuration.undrainedWarningDelay, report: configuration.diagnostics)
     }
@@ -118,9 +95,7 @@ public final class KeyboardManager: Sendable {
     deinit {
         // The last reference may go on the loop's own thread, inside a callback: stopping then
         // only asks the loop to end after the callback.
-        let (session, streams) = state.withLock { state in (state.session, state.reset()) }
-        session?.end(backend: backend)
-        streams.forEach { $0.finish() }
+        endSession()
     }
 
     // MARK: - Lifecycle
@@ -129,7 +104,7 @@ public final class KeyboardManager: Sendable {
     /// as shown before it returns, so the queries answer for the current state right after.
     /// Calling it while running does nothing; throws when the backend cannot start.
     public func start() throws {
-        let session: ManagerSession? = try state.withLock { state in
+        let session: ManagerSession? = try state.access { state in
             guard state.session == nil else { return nil }
             let session = try ManagerSession(loop: KeyboardRunLoop())
             state.session = session
@@ -142,14 +117,15 @@ public final class KeyboardManager: Sendable {
             let settle = SettleSource(manager: WeakManager(self), session: session)
             // The closure holds no reference to the manager: releasing the manager right after
             // start must release it on the releasing thread, not later on the loop's.
-            try session.begin(backend: backend) { [backend] loop in
-                loop.add(settle)
-                try backend.start(on: loop, sink: sink)
+            try session.begin(backend: backend) { [backend] context in
+                context.add(settle)
+                try backend.start(in: context, sink: sink)
             }
         } catch {
-            let streams = state.withLock { state in state.session === session ? state.reset() : [] }
+            state.withLock { state, released in
+                if state.session === session { state.reset(into: &released) }
+            }
             session.end(backend: backend)
-            streams.forEach { $0.finish() }
             throw error
         }
     }
@@ -160,42 +136,47 @@ public final class KeyboardManager: Sendable {
         backend.setAppIdentity(identity)
     }
 
-    /// Stops the backend and forgets every keyboard, without events; ends every ``updates``
+    /// Stops the backend and forgets every keyboard, without events; ends every ``updates()``
     /// sequence. Subscriptions stay registered for the next ``start()``. Idempotent. From another
     /// thread it returns once no further immediate callback will be made; from a callback, the
     /// loop ends when the callback returns.
-    public func stop() {
-        let (session, streams) = state.withLock { state in (state.session, state.reset()) }
+    public func stop() { endSession() }
+
+    /// Forgets everything and ends the streams (once the lock is released), then ends the session.
+    private func endSession() {
+        let session = state.withLock { state, released in
+            defer { state.reset(into: &released) }
+            return state.session
+        }
         session?.end(backend: backend)
-        streams.forEach { $0.finish() }
     }
 
     /// True between ``start()`` and ``stop()`` (or the backend stopping by itself).
-    public var isRunning: Bool { state.withLock { $0.session != nil } }
+    public var isRunning: Bool { state.access { $0.session != nil } }
 
     /// Stops handing out events until ``resume()`` (MSSKeyboardManager's "ignoring updates").
     /// Keyboards are still tracked, so the queries stay right. Pairs stay whole: a `will` handed
     /// out before the pause still gets its `did`; a transition that begins during the pause is not
     /// handed out, not even its `did` after ``resume()``.
-    public func pause() { state.withLock { $0.paused = true } }
+    public func pause() { state.access { $0.paused = true } }
 
     /// Hands out events again after ``pause()``.
-    public func resume() { state.withLock { $0.paused = false } }
+    public func resume() { state.access { $0.paused = false } }
 
     /// True while paused.
-    public var isPaused: Bool { state.withLock { $0.paused } }
+    public var isPaused: Bool { state.access { $0.paused } }
 
     /// Unsubscribes every closure (Typist's `clear`). Their tokens become inactive no-ops.
     public func clear() {
-        state.withLock { $0.subscribers.removeAll() }
+        state.withLock { state, released in state.subscribers.removeAll(into: &released) }
     }
 
     /// Whether this app's own text input is focused and enabled. Backends that cannot tell whether
     /// a keyboard came up for this app (Wayland) use it for `isLocal` when a keyboard appears: true
     /// or false as set here, nil when never set. Set it whenever a text field gains or loses focus.
     public var textInputActive: Bool? {
-        get { state.withLock { $0.tracker.appTextInputActive } }
-        set { state.withLock { $0.tracker.appTextInputActive = newValue } }
+        get { state.access { $0.tracker.appTextInputActive } }
+        set { state.access { $0.tracker.appTextInputActive = newValue } }
     }
 
     /// Asks every visible on-screen keyboard (not input-method panels) to hide, or only the one
@@ -267,7 +248,7 @@ public final class KeyboardManager: Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        let onLoop = state.withLock { $0.session?.loop.isCurrent ?? false }
+        let onLoop = state.access { $0.session?.loop.isCurrent ?? false }
         // Requests time out after a few seconds on their own; this bound only guards against a
         // backend that never completes.
         if !onLoop, done.wait(timeout: .now() + 30) == .timedOut {
@@ -279,10 +260,10 @@ public final class KeyboardManager: Sendable {
     // MARK: - Queries
 
     /// True while any keyboard or input-method panel is visible.
-    public var isVisible: Bool { state.withLock { !$0.visible.isEmpty } }
+    public var isVisible: Bool { state.access { !$0.visible.isEmpty } }
 
     /// The visible keyboards and panels, ordered by id, as of the last event handed out.
-    public var visibleKeyboards: [KeyboardState] { state.withLock { $0.sortedVisible } }
+    public var visibleKeyboards: [KeyboardState] { state.access { $0.sortedVisible } }
 
     /// The frame of the visible on-screen keyboard (the first by id when several are visible,
     /// panels and keyboards at an unknown place not counted); nil when none is visible.

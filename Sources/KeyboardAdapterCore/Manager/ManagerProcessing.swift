@@ -6,7 +6,7 @@ import Synchronization
 extension KeyboardManager {
 
     func ingest(_ observation: KeyboardObservation, session: ManagerSession) {
-        let calls = state.withLock { state -> PreparedCalls in
+        let calls = state.access { state -> PreparedCalls in
             guard state.session === session else { return PreparedCalls() }
             return route(state.tracker.ingest(observation), in: &state)
         }
@@ -14,7 +14,7 @@ extension KeyboardManager {
     }
 
     func settle(to time: Double, session: ManagerSession) {
-        let calls = state.withLock { state -> PreparedCalls in
+        let calls = state.access { state -> PreparedCalls in
             guard state.session === session else { return PreparedCalls() }
             return route(state.tracker.advance(to: time), in: &state)
         }
@@ -22,11 +22,11 @@ extension KeyboardManager {
     }
 
     func nextDeadline(session: ManagerSession) -> Double? {
-        state.withLock { $0.session === session ? $0.tracker.nextDeadline : nil }
+        state.access { $0.session === session ? $0.tracker.nextDeadline : nil }
     }
 
     func finish(failure: BackendFailure?, session: ManagerSession) {
-        let result = state.withLock { state -> (PreparedCalls, [AsyncStream<KeyboardSnapshot>.Continuation])? in
+        let routed = state.withLock { state, released -> PreparedCalls? in
             guard state.session === session else { return nil }
             var emissions = state.tracker.advance(to: .infinity)
             if let failure, failure.kind != .malformedInput {
@@ -34,25 +34,23 @@ extension KeyboardManager {
             }
             var calls = route(emissions, in: &state)
             state.subscribers.routeStop(failure, into: &calls)
-            if delegateBox.withLock({ $0.delegate != nil }) {
+            if state.hasDelegate {
                 calls.mainActor.append(
                     .init(subscriber: nil, body: { self.delegate?.keyboardManager(self, didStopWith: failure) }))
             }
-            return (calls, state.reset())
+            state.reset(into: &released)
+            return calls
         }
-        guard let (calls, streams) = result else { return }
+        guard let calls = routed else { return }
         // The backend and the loop end before anyone hears of it, so that a callback may start
         // the manager again.
         session.end(backend: backend)
-        streams.forEach { $0.finish() }
         deliver(calls)
     }
 
     /// Turns emissions into calls for every listener, updating the per-event visible state.
-    private func route(_ emissions: [TrackerEmission], in state: inout State) -> PreparedCalls {
+    private func route(_ emissions: [TrackerEmission], in state: inout ManagerState) -> PreparedCalls {
         var calls = PreparedCalls()
-        guard !emissions.isEmpty else { return calls }
-        let hasDelegate = delegateBox.withLock { $0.delegate != nil }
         for emission in emissions {
             switch emission {
             case .update(let update):
@@ -67,32 +65,11 @@ extension KeyboardManager {
             case .progress:
                 break
             }
-            state.subscribers.route(emission, paused: state.paused, into: &calls)
-            for id in state.subscribers.progressStreams.keys {
-                guard state.subscribers.progressStreams[id]!.pairing.admits(emission, paused: state.paused) else {
-                    continue
-                }
-                if case .progress(let progress) = emission {
-                    state.subscribers.progressStreams[id]!.continuation.yield(progress)
-                }
-            }
-            if !state.subscribers.streams.isEmpty, !emission.isProgress {
-                let keyboards = state.sortedVisible
-                for id in state.subscribers.streams.keys {
-                    guard state.subscribers.streams[id]!.pairing.admits(emission, paused: state.paused) else {
-                        continue
-                    }
-                    let snapshot: KeyboardSnapshot
-                    switch emission {
-                    case .update(let update): snapshot = KeyboardSnapshot(keyboards: keyboards, update: update)
-                    case .layoutChanged(let keyboard):
-                        snapshot = KeyboardSnapshot(keyboards: keyboards, layoutChange: keyboard)
-                    case .progress: continue
-                    }
-                    state.subscribers.streams[id]!.continuation.yield(snapshot)
-                }
-            }
-            if hasDelegate, state.subscribers.delegatePairing.admits(emission, paused: state.paused) {
+            let visible = state.visible
+            state.subscribers.route(
+                emission, paused: state.paused,
+                keyboards: { ManagerState.sorted(visible) }, into: &calls)
+            if state.hasDelegate, state.subscribers.delegatePairing.admits(emission, paused: state.paused) {
                 calls.mainActor.append(.init(subscriber: nil, body: { self.callDelegate(emission) }))
             }
         }
@@ -105,7 +82,7 @@ extension KeyboardManager {
     /// keyboards without events).
     private func deliver(_ calls: PreparedCalls, session: ManagerSession? = nil) {
         guard !calls.isEmpty else { return }
-        let current = { session.map { session in self.state.withLock { $0.session === session } } ?? true }
+        let current = { session.map { session in self.state.access { $0.session === session } } ?? true }
         for call in calls.immediate where isSubscribed(call.subscriber) {
             guard current() else { return }
             call.body()

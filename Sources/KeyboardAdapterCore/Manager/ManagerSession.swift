@@ -18,10 +18,10 @@ final class ManagerSession: Sendable {
 
     /// Starts the backend on the loop's thread, unless the session already ended. A stop that
     /// comes while the backend is starting stops it as soon as the start returns.
-    func begin(backend: any KeyboardBackend, start: @escaping @Sendable (KeyboardRunLoop) throws -> Void) throws {
-        try loop.performAndWait { [self] in
+    func begin(backend: any KeyboardBackend, start: @escaping @Sendable (LoopContext) throws -> Void) throws {
+        try loop.performAndWait { [self] context in
             guard !progress.withLock({ $0.ended }) else { return }
-            try start(loop)
+            try start(context)
             let endedMeanwhile = progress.withLock { progress in
                 progress.started = true
                 return progress.ended

@@ -11,8 +11,10 @@ extension KeyboardManager {
     public weak var delegate: (any KeyboardManagerDelegate)? {
         get { delegateBox.withLock { $0.delegate } }
         set {
-            state.withLock { state in
+            let isSet = newValue != nil
+            state.access { state in
                 delegateBox.withLock { $0.delegate = newValue }
+                state.hasDelegate = isSet
                 state.subscribers.delegatePairing = PairingFilter()
             }
         }
@@ -97,16 +99,10 @@ extension KeyboardManager {
 
     /// An async sequence of the intermediate frames of transitions, produced on the loop's thread
     /// and buffered until read; it ends when the manager stops or is released.
-    public var progressUpdates: AsyncStream<KeyboardProgress> {
+    public func progressUpdates() -> AsyncStream<KeyboardProgress> {
         let (stream, continuation) = AsyncStream.makeStream(of: KeyboardProgress.self, bufferingPolicy: .unbounded)
-        let id = state.withLock { state -> Int in
-            let id = state.subscribers.makeID()
-            state.subscribers.progressStreams[id] = SubscriberTable.ProgressStream(continuation: continuation)
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.progressStreams.removeValue(forKey: id) }
-        }
+        let id = state.access { $0.subscribers.addProgressStream(continuation) }
+        continuation.onTermination = { [weak self] _ in self?.removeStream(id) }
         return stream
     }
 
@@ -116,19 +112,15 @@ extension KeyboardManager {
 
     /// An async sequence of snapshots: first the current state, then one per event and layout
     /// change, each with the keyboards visible as of that event. It ends when the manager stops
-    /// or is released. Each call makes a new sequence; events are produced on the loop's thread
-    /// and buffered until read.
-    public var updates: AsyncStream<KeyboardSnapshot> {
+    /// or is released. Each call makes a new sequence (and a new subscriber: keep the one you
+    /// read); events are produced on the loop's thread and buffered until read.
+    public func updates() -> AsyncStream<KeyboardSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(of: KeyboardSnapshot.self, bufferingPolicy: .unbounded)
-        let id = state.withLock { state -> Int in
-            let id = state.subscribers.makeID()
-            state.subscribers.streams[id] = SubscriberTable.Stream(continuation: continuation)
+        let id = state.access { state in
             continuation.yield(KeyboardSnapshot(keyboards: state.sortedVisible))
-            return id
+            return state.subscribers.addStream(continuation)
         }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.streams.removeValue(forKey: id) }
-        }
+        continuation.onTermination = { [weak self] _ in self?.removeStream(id) }
         return stream
     }
 
@@ -155,25 +147,29 @@ extension KeyboardManager {
     /// True when everything handed in so far is processed and no transition waits to settle
     /// (what was emitted is then handed to its delivery). For tests.
     var isSettled: Bool {
-        guard let session = state.withLock({ $0.session }) else { return true }
+        guard let session = state.access({ $0.session }) else { return true }
         // Asked on the loop's thread, between two of its callbacks: what was handed in before is
         // processed, and what a settle emitted has been handed to its delivery.
-        return (try? session.loop.performAndWait { self.state.withLock { $0.tracker.nextDeadline == nil } }) ?? true
+        return (try? session.loop.performAndWait { self.state.access { $0.tracker.nextDeadline == nil } }) ?? true
     }
 
     /// The number of closures registered (for diagnostics and tests).
-    public var subscriberCount: Int { state.withLock { $0.subscribers.entries.count } }
+    public var subscriberCount: Int { state.access { $0.subscribers.entries.count } }
 
     func addSubscriber(_ subscriber: Subscriber) -> Int {
-        state.withLock { $0.subscribers.add(subscriber) }
+        state.access { $0.subscribers.add(subscriber) }
     }
 
     func removeSubscribers(_ ids: [Int]) {
-        state.withLock { $0.subscribers.remove(ids) }
+        state.withLock { state, released in state.subscribers.remove(ids, into: &released) }
+    }
+
+    private func removeStream(_ id: Int) {
+        state.withLock { state, released in state.subscribers.removeStream(id, into: &released) }
     }
 
     func isSubscribed(_ id: Int?) -> Bool {
         guard let id else { return true }
-        return state.withLock { $0.subscribers.contains(id) }
+        return state.access { $0.subscribers.contains(id) }
     }
 }

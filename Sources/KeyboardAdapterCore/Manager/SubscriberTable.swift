@@ -75,30 +75,27 @@ struct PreparedCalls: Sendable {
 }
 
 /// Every listener of a manager: closures, streams and the delegate's pairing, in the order they
-/// subscribed. Lives inside the manager's lock.
+/// subscribed. Lives inside the manager's lock; what it removes leaves through the bag it is
+/// handed (``ReleasedAfterUnlock``), so that nothing of the app's is dropped under the lock.
 struct SubscriberTable: Sendable {
     struct Entry: Sendable {
         var id: Int
         var subscriber: Subscriber
         var pairing = PairingFilter()
     }
-    struct Stream: Sendable {
-        var continuation: AsyncStream<KeyboardSnapshot>.Continuation
-        var pairing = PairingFilter()
-    }
-    struct ProgressStream: Sendable {
-        var continuation: AsyncStream<KeyboardProgress>.Continuation
+    struct Stream<Element: Sendable>: Sendable {
+        var continuation: AsyncStream<Element>.Continuation
         var pairing = PairingFilter()
     }
 
     private var nextID = 0
     private(set) var entries: [Entry] = []
-    var streams: [Int: Stream] = [:]
-    var progressStreams: [Int: ProgressStream] = [:]
+    private var streams: [Int: Stream<KeyboardSnapshot>] = [:]
+    private var progressStreams: [Int: Stream<KeyboardProgress>] = [:]
     /// The delegate's pairing; started afresh whenever a delegate is set.
     var delegatePairing = PairingFilter()
 
-    mutating func makeID() -> Int {
+    private mutating func makeID() -> Int {
         nextID += 1
         return nextID
     }
@@ -109,17 +106,54 @@ struct SubscriberTable: Sendable {
         return id
     }
 
-    mutating func remove(_ ids: some Sequence<Int>) {
+    mutating func addStream(_ continuation: AsyncStream<KeyboardSnapshot>.Continuation) -> Int {
+        let id = makeID()
+        streams[id] = Stream(continuation: continuation)
+        return id
+    }
+
+    mutating func addProgressStream(_ continuation: AsyncStream<KeyboardProgress>.Continuation) -> Int {
+        let id = makeID()
+        progressStreams[id] = Stream(continuation: continuation)
+        return id
+    }
+
+    /// Removes closures; they are released once the lock is.
+    mutating func remove(_ ids: some Sequence<Int>, into released: inout ReleasedAfterUnlock) {
         let gone = Set(ids)
+        guard entries.contains(where: { gone.contains($0.id) }) else { return }
+        released.keep(entries.filter { gone.contains($0.id) })
         entries.removeAll { gone.contains($0.id) }
     }
 
-    mutating func removeAll() { entries.removeAll() }
+    /// Removes every closure; they are released once the lock is.
+    mutating func removeAll(into released: inout ReleasedAfterUnlock) {
+        released.keep(entries)
+        entries.removeAll()
+    }
+
+    /// Forgets a stream whose reader went away (its continuation is released once the lock is).
+    mutating func removeStream(_ id: Int, into released: inout ReleasedAfterUnlock) {
+        if let stream = streams.removeValue(forKey: id) { released.keep(stream) }
+        if let stream = progressStreams.removeValue(forKey: id) { released.keep(stream) }
+    }
+
+    /// Ends every stream: each is finished once the lock is released.
+    mutating func endStreams(into released: inout ReleasedAfterUnlock) {
+        for stream in streams.values { released.finish(stream.continuation) }
+        for stream in progressStreams.values { released.finish(stream.continuation) }
+        released.keep((streams, progressStreams))
+        streams.removeAll()
+        progressStreams.removeAll()
+    }
 
     func contains(_ id: Int) -> Bool { entries.contains { $0.id == id } }
 
-    /// Routes one emission to every closure that wants it and passes the filters.
-    mutating func route(_ emission: TrackerEmission, paused: Bool, into calls: inout PreparedCalls) {
+    /// Routes one emission to every closure that wants it and passes the filters, and yields it to
+    /// the streams (`keyboards` gives the snapshot's state, read only when a stream wants it).
+    mutating func route(
+        _ emission: TrackerEmission, paused: Bool, keyboards: () -> [KeyboardState], into calls: inout PreparedCalls
+    ) {
         for index in entries.indices {
             switch (emission, entries[index].subscriber) {
             case (.update(let update), .events(let wanted, let callback)):
@@ -137,6 +171,22 @@ struct SubscriberTable: Sendable {
                 _ = entries[index].pairing.admits(emission, paused: paused)
             default:
                 continue
+            }
+        }
+        for id in progressStreams.keys {
+            guard progressStreams[id]!.pairing.admits(emission, paused: paused) else { continue }
+            if case .progress(let progress) = emission { progressStreams[id]!.continuation.yield(progress) }
+        }
+        guard !streams.isEmpty, !emission.isProgress else { return }
+        let visible = keyboards()
+        for id in streams.keys {
+            guard streams[id]!.pairing.admits(emission, paused: paused) else { continue }
+            switch emission {
+            case .update(let update):
+                streams[id]!.continuation.yield(KeyboardSnapshot(keyboards: visible, update: update))
+            case .layoutChanged(let keyboard):
+                streams[id]!.continuation.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
+            case .progress: continue
             }
         }
     }

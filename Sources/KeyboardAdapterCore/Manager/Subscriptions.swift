@@ -136,7 +136,7 @@ public final class KeyboardSubscription: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
-/// The keyboards visible at one moment, and what just changed. `KeyboardManager.updates` yields
+/// The keyboards visible at one moment, and what just changed. `KeyboardManager.updates()` yields
 /// the current snapshot first, then one per event.
 public struct KeyboardSnapshot: Sendable, Hashable {
     /// The visible keyboards, ordered by id.

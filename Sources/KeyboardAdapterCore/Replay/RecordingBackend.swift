@@ -30,8 +30,8 @@ public final class RecordingBackend: KeyboardBackend {
     public func diagnose() -> [String] { wrapped.diagnose() }
 
     /// Starts the wrapped backend with a sink that writes each observation before passing it on.
-    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
-        try wrapped.start(on: loop, sink: RecordingSink(inner: sink, writer: writer))
+    public func start(in context: LoopContext, sink: any ObservationSink) throws {
+        try wrapped.start(in: context, sink: RecordingSink(inner: sink, writer: writer))
     }
 
     /// Stops the wrapped backend.

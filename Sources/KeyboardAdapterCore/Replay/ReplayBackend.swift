@@ -65,14 +65,14 @@ public final class ReplayBackend: KeyboardBackend {
         }
     }
 
-    /// Opens the recording and adds the player to `loop`, with the recording's clock.
-    public func start(on loop: KeyboardRunLoop, sink: any ObservationSink) throws {
+    /// Opens the recording and adds the player to the loop, with the recording's clock.
+    public func start(in context: LoopContext, sink: any ObservationSink) throws {
         let lines = try LineReader(source)
         let clock = ReplayClock(speed: speed)
-        loop.clock = clock
-        let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, loop: loop, backendName: name)
+        context.clock = clock
+        let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, context: context, backendName: name)
         player.withLock { $0 = playing }
-        loop.add(playing)
+        context.add(playing)
     }
 
     /// Stops playing; the loop's thread makes no further call to the sink.
@@ -121,7 +121,7 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
     private let lines: LineReader
     private let clock: ReplayClock
     private let sink: any ObservationSink
-    private weak var loop: KeyboardRunLoop?
+    private let context: LoopContext
     private let backendName: String
     /// The next observation, read but not yet due.
     private var next: KeyboardObservation?
@@ -129,11 +129,12 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
     private var previousTime: Double?
     private var ended = false
 
-    init(lines: LineReader, clock: ReplayClock, sink: any ObservationSink, loop: KeyboardRunLoop, backendName: String) {
+    init(lines: LineReader, clock: ReplayClock, sink: any ObservationSink, context: LoopContext, backendName: String
+    ) {
         self.lines = lines
         self.clock = clock
         self.sink = sink
-        self.loop = loop
+        self.context = context
         self.backendName = backendName
         readAhead()
     }
@@ -161,7 +162,7 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
     /// Stops for good: nothing more is read or delivered.
     func end() {
         ended = true
-        loop?.remove(self)
+        context.remove(self)
     }
 
     /// Parses lines already read until one is an observation, the input runs dry, or it ends.

@@ -6,14 +6,15 @@ import Synchronization
 /// timeout set to the earliest deadline. It uses no timer objects and makes no wake-up while
 /// nothing happens. Every backend runs on one; a ``KeyboardManager`` owns one per start.
 ///
-/// Threading: ``add(_:)``, ``remove(_:)`` and ``clock`` belong to the loop's thread (backends
-/// call them from `start`, which runs there). ``perform(_:)``, ``performAndWait(_:)``,
+/// Threading: this is the `Sendable` handle: ``perform(_:)``, ``performAndWait(_:)``,
 /// ``stop()`` and ``isCurrent`` may be called from any thread, ``stop()`` also from a callback on
-/// the loop itself.
+/// the loop itself. What belongs to the loop's thread (its sources, its clock, its thread's
+/// scheduling) is reached only through the ``LoopContext`` the loop hands to work on that thread
+/// (a backend's `start`, ``performAndWait(_:)-(LoopContext)``).
 public final class KeyboardRunLoop: @unchecked Sendable {
-    // @unchecked: `sources` and `clock` are only touched on the loop's thread (or before it
-    // starts, or after it ended, when no other thread runs loop code); everything shared is
-    // behind `shared` or atomic.
+    // @unchecked: `sources`, `clock` and `tunings` are only touched on the loop's thread, through
+    // a LoopContext (which checks it), or before the loop starts or after it ended, when no other
+    // thread runs loop code; everything shared is behind `shared` or atomic.
 
     private struct Shared: Sendable {
         var tasks: [@Sendable () -> Void] = []
@@ -28,10 +29,12 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
     private var sources: [any LoopSource] = []
+    /// The thread tunings applied so far, by name.
+    private var tunings: [String: String] = [:]
 
     /// The clock deadlines are measured in; the monotonic clock unless a backend (replay) sets
-    /// its own from `start`.
-    public var clock: any ObservationClock = LiveClock()
+    /// its own through its context.
+    var clock: any ObservationClock = LiveClock()
 
     /// Creates a loop; nothing runs until ``start(name:)``. Throws when no descriptor is left.
     public init() throws(BackendFailure) {
@@ -82,15 +85,27 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
     }
 
-    /// Adds a source; on the loop's thread.
-    public func add(_ source: any LoopSource) {
+    /// Adds a source; on the loop's thread (through a ``LoopContext``).
+    func add(_ source: any LoopSource) {
         sources.append(source)
     }
 
     /// Removes a source (also from inside its own callbacks); on the loop's thread.
-    public func remove(_ source: any LoopSource) {
+    func remove(_ source: any LoopSource) {
         sources.removeAll { $0 === source }
     }
+
+    /// Applies `tuning` to the loop's thread unless one of that name already was; on the loop's
+    /// thread. Returns what it did.
+    func apply(_ tuning: LoopThreadTuning) -> String {
+        if let done = tunings[tuning.name] { return done }
+        let outcome = tuning.apply()
+        tunings[tuning.name] = outcome
+        return outcome
+    }
+
+    /// The tunings applied to the loop's thread, by name, with what each did.
+    var appliedTunings: [String: String] { tunings }
 
     /// Runs `work` on the loop's thread at its next turn. When the loop never started or has
     /// ended, `work` runs at once on the calling thread: nothing is ever dropped.
@@ -101,6 +116,12 @@ public final class KeyboardRunLoop: @unchecked Sendable {
             return true
         }
         if queued { wake.signal() } else { work() }
+    }
+
+    /// Runs `work` on the loop's thread with the loop's context, and waits for it: at once when
+    /// called there (or when the loop is not running), otherwise at the loop's next turn.
+    public func performAndWait<T: Sendable>(_ work: @escaping @Sendable (LoopContext) throws -> T) throws -> T {
+        try performAndWait { [self] in try work(LoopContext(self)) }
     }
 
     /// Runs `work` on the loop's thread and waits for it: at once when called there (or when the
@@ -133,6 +154,9 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     }
 
     private var isStopping: Bool { shared.withLock { $0.stopping } }
+
+    /// True while the loop's thread runs (started and not yet ended).
+    var isRunning: Bool { shared.withLock { $0.started && !$0.ended } }
 
     private func runTasks() {
         let tasks = shared.withLock { shared in
@@ -187,17 +211,22 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         return Int32(max(0, min(shortest * 1000, 3_600_000)).rounded(.up))
     }
 
-    /// Calls every source whose deadline has come, earliest first; each call may move deadlines.
+    /// Calls the sources whose deadline has come, earliest first, each at most once per pass;
+    /// each call may move deadlines. A source that is due again after its call (one that caps its
+    /// work per turn, a recording played fast) waits for the next pass, after `poll()`, so that
+    /// every descriptor gets its turn in between: a flood on one never starves the others.
     private func fireDeadlines() {
+        var called: [ObjectIdentifier] = []
         while !isStopping {
             let now = clock.now()
             var earliest: (source: any LoopSource, deadline: Double)?
-            for source in sources {
+            for source in sources where !called.contains(ObjectIdentifier(source)) {
                 guard let deadline = source.deadline, deadline <= now else { continue }
                 if let current = earliest, current.deadline <= deadline { continue }
                 earliest = (source, deadline)
             }
             guard let earliest else { return }
+            called.append(ObjectIdentifier(earliest.source))
             earliest.source.deadlineReached()
         }
     }

@@ -72,10 +72,10 @@ public protocol KeyboardService: AnyObject, Sendable {
     var dockedEdge: Edge? { get }
     /// What the service said last; any thread.
     var state: KeyboardServiceState { get }
-    /// On `loop`'s thread: connects, asks the keyboard's state before returning (so the backend
-    /// can join it with what it sees at start), and adds its sources to `loop`. Every later change
+    /// On the loop's thread: connects, asks the keyboard's state before returning (so the backend
+    /// can join it with what it sees at start), and adds its sources to the loop. Every later change
     /// is passed to `onChange` on the loop's thread. Never throws: a failure is a state.
-    func start(on loop: KeyboardRunLoop, onChange: @escaping (KeyboardServiceState) -> Void)
+    func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void)
     /// On the loop's thread (or once it has ended): removes its sources and disconnects; requests
     /// still waiting for a reply fail. Idempotent.
     func stop()

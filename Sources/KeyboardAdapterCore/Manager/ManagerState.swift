@@ -1,0 +1,79 @@
+import Synchronization
+
+/// What a locked region of the manager takes out of its state: the app's closures, stream
+/// continuations and anything else of the app's. It is let go of (continuations finished, the
+/// rest released) only after the lock is released, because letting go may run the app's code (a
+/// deinit, an `onTermination` handler), and that code may call the manager again.
+///
+/// The subscriber table can only remove what it holds into one of these, so nothing of the app's
+/// can be dropped while the lock is held.
+struct ReleasedAfterUnlock {
+    private var values: [Any] = []
+    private var endings: [() -> Void] = []
+
+    /// Keeps `value` alive until the lock is released.
+    mutating func keep(_ value: Any) { values.append(value) }
+
+    /// Finishes `continuation` after the lock is released.
+    mutating func finish<Element>(_ continuation: AsyncStream<Element>.Continuation) {
+        endings.append { continuation.finish() }
+    }
+
+    /// Finishes the streams, then releases everything kept.
+    mutating func letGo() {
+        for ending in endings { ending() }
+        endings.removeAll()
+        values.removeAll()
+    }
+}
+
+/// The manager's state behind its one lock. The body of ``withLock(_:)`` may read and change the
+/// state and returns values; whatever it removes of the app's goes into the bag it is handed,
+/// which is emptied once the lock is released.
+final class ManagerStateLock: Sendable {
+    private let mutex: Mutex<ManagerState>
+
+    init(_ state: sending ManagerState) { mutex = Mutex(state) }
+
+    func withLock<Result: Sendable>(
+        _ body: (inout ManagerState, inout ReleasedAfterUnlock) throws -> Result
+    ) rethrows -> Result {
+        var released = ReleasedAfterUnlock()
+        defer { released.letGo() }
+        return try mutex.withLock { state in try body(&state, &released) }
+    }
+
+    /// A locked read, or a change that removes nothing of the app's (the subscriber table cannot
+    /// remove without a bag).
+    func access<Result: Sendable>(_ body: (inout ManagerState) throws -> Result) rethrows -> Result {
+        try mutex.withLock { state in try body(&state) }
+    }
+}
+
+/// Everything a manager knows, owned by its ``ManagerStateLock``.
+struct ManagerState: Sendable {
+    var tracker: KeyboardTracker
+    /// The keyboards visible as of the last emission routed, by id.
+    var visible: [String: KeyboardState] = [:]
+    var session: ManagerSession?
+    var paused = false
+    /// Whether a delegate was set (read instead of the weak reference itself, which would take
+    /// and drop a strong reference to the app's object under the lock).
+    var hasDelegate = false
+    var subscribers = SubscriberTable()
+
+    var sortedVisible: [KeyboardState] { Self.sorted(visible) }
+
+    /// The keyboards of `visible`, ordered by id.
+    static func sorted(_ visible: [String: KeyboardState]) -> [KeyboardState] {
+        visible.values.sorted { $0.keyboard.id < $1.keyboard.id }
+    }
+
+    /// Forgets the session, every keyboard and every stream (finished once the lock is released).
+    mutating func reset(into released: inout ReleasedAfterUnlock) {
+        session = nil
+        tracker.reset()
+        visible.removeAll()
+        subscribers.endStreams(into: &released)
+    }
+}

@@ -11,7 +11,7 @@ final class KeyboardFeed {
     /// Why keyboards are not followed, when they are not.
     private(set) var problem: String?
     /// The backend's name, when one runs.
-    var backendName: String? { manager?.backend.name }
+    var backendName: String? { manager?.backendName }
     private var subscriptions = Set<KeyboardSubscription>()
     /// What the closures saw during one `dispatchPending()`. The closures are `@Sendable`, so
     /// they hand their values over through a lock rather than touching the app's state.

@@ -62,7 +62,7 @@ case .watch, .state, .show, .hide:
 }
 
 // The source: a recording, or the display server's backend.
-var backend: any KeyboardBackend
+let backend: any KeyboardBackend
 if let path = options.replayPath {
     let replay = ReplayBackend(
         source: .file(path), speed: options.speed.map(ReplayBackend.Speed.factor) ?? .asFastAsPossible)
@@ -79,9 +79,10 @@ if let path = options.replayPath {
         }
     }
 }
+var recorder: ObservationRecorder?
 if let path = options.recordPath {
     do {
-        backend = try RecordingBackend(recording: backend, to: path)
+        recorder = try ObservationRecorder(path: path)
     } catch {
         fail(.badArguments, "\(error)")
     }
@@ -94,7 +95,8 @@ let writer: any EventWriter =
     case .format(let template): FormatWriter(template: template)
     }
 
-let manager = KeyboardManager(backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000))
+let manager = KeyboardManager(
+    backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000, recorder: recorder))
 // kbwatch has no windows of its own: without --pid or --window there is no app to judge
 // ownership against, so `local` stays unknown rather than always false.
 manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs))

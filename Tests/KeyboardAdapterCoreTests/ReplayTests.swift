@@ -204,8 +204,7 @@ struct ReplayTests {
         let live = InMemoryBackend()
         let queue = DispatchQueue(label: "test.record")
         let manager = KeyboardManager(
-            backend: try RecordingBackend(recording: live, to: path),
-            configuration: .init(settleInterval: 0.02))
+            backend: live, configuration: .init(settleInterval: 0.02, recorder: try ObservationRecorder(path: path)))
         let seen = UpdateBox()
         let token = manager.onEvent(delivery: .queue(queue)) { seen.append($0) }
         try manager.start()

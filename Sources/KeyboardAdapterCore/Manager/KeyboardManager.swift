@@ -37,15 +37,20 @@ public final class KeyboardManager: Sendable {
         /// Where the manager reports what no error can carry, such as deliveries that nobody
         /// drains; standard error by default. Called on the run loop's thread.
         public var diagnostics: @Sendable (String) -> Void
+        /// Records every observation the backend delivers, for ``ReplayBackend`` (`kbwatch
+        /// --record`); nil records nothing.
+        public var recorder: ObservationRecorder?
 
         /// Creates a configuration.
         public init(
             settleInterval: Double = 0.05, undrainedWarningDelay: Double = 2,
-            diagnostics: @escaping @Sendable (String) -> Void = KeyboardManager.writeToStandardError
+            diagnostics: @escaping @Sendable (String) -> Void = KeyboardManager.writeToStandardError,
+            recorder: ObservationRecorder? = nil
         ) {
             self.settleInterval = settleInterval
             self.undrainedWarningDelay = undrainedWarningDelay
             self.diagnostics = diagnostics
+            self.recorder = recorder
         }
     }
 
@@ -55,8 +60,12 @@ public final class KeyboardManager: Sendable {
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
-    /// The backend this manager runs.
-    public let backend: any KeyboardBackend
+    /// The backend this manager runs; its loop-only methods are the manager's to call.
+    let backend: any KeyboardBackend
+    /// The backend's registry name, such as `x11`.
+    public var backendName: String { backend.name }
+    /// What the backend can tell and do.
+    public var capabilities: BackendCapabilities { backend.capabilities }
     /// The settings given at creation.
     public let configuration: Configuration
 

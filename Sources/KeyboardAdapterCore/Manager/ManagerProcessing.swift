@@ -6,6 +6,7 @@ import Synchronization
 extension KeyboardManager {
 
     func ingest(_ observation: KeyboardObservation, session: ManagerSession) {
+        configuration.recorder?.record(observation)
         let calls = state.access { state -> PreparedCalls in
             guard state.session === session else { return PreparedCalls() }
             return route(state.tracker.ingest(observation), in: &state)

@@ -33,7 +33,7 @@ public final class KWinBackend: KeyboardBackend {
     /// KWin's virtual-keyboard service, started and stopped with the backend.
     public var services: [any KeyboardService] { [service] }
     private let service: any KeyboardService
-    private let running = Mutex<KWinConnection?>(nil)
+    private let lifecycle: BackendLifecycle<KWinConnection>
 
     /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
     /// KWin's D-Bus service). It ranks above the wlroots `wayland` backend, which KWin's layer
@@ -54,13 +54,16 @@ public final class KWinBackend: KeyboardBackend {
     public init(display: String? = nil, service: any KeyboardService) {
         displayName = display
         self.service = service
+        lifecycle = BackendLifecycle(services: { [service] })
     }
 
     /// Available when the compositor is KWin (it offers globals only KWin has) and KWin's
     /// virtual-keyboard service answers on the session bus.
     public func availability() -> BackendAvailability {
-        if displayName == nil, ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ $0.isEmpty }) ?? true {
-            return .unreachable(reason: "WAYLAND_DISPLAY is not set")
+        if let missing = BackendLifecycle<KWinConnection>.missingWaylandDisplay(
+            displayName: displayName, environment: ProcessInfo.processInfo.environment)
+        {
+            return missing
         }
         let session: KWinSession
         do throws(WaylandError) {
@@ -85,8 +88,7 @@ public final class KWinBackend: KeyboardBackend {
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
     /// the loop, and delivers the keyboard at once when it is up.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try running.withLock { current in
-            guard current == nil else { return }
+        try lifecycle.start {
             let session: KWinSession
             do throws(WaylandError) {
                 session = try KWinSession(display: displayName)
@@ -100,36 +102,17 @@ public final class KWinBackend: KeyboardBackend {
             let service = service
             service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
             connection.serviceChanged(service.state)
-            current = connection
+            return connection
         }
     }
 
-    /// Stops the service and disconnects. Idempotent.
-    public func stop() {
-        running.withLock { current in
-            guard let connection = current else { return }
-            connection.close()
-            current = nil
-            service.stop()
-        }
-    }
+    /// Disconnects, then stops the service. Idempotent.
+    public func stop() { lifecycle.stop() }
 
-    /// Asks KWin to show its virtual keyboard (`forceActivate`).
-    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
-        guard service.state.isRunning else {
-            return completion(.failure(.unsupported("KWin's virtual keyboard cannot be heard: \(service.state)")))
-        }
-        service.requestVisible(true, completion: completion)
-    }
-
-    /// Asks KWin to hide its virtual keyboard (`active` set to false).
-    public func requestHide(
-        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
-    ) {
-        guard service.state.isRunning else {
-            return completion(.failure(.unsupported("KWin's virtual keyboard cannot be heard: \(service.state)")))
-        }
-        service.requestVisible(false, completion: completion)
+    /// Only KWin can show or hide its virtual keyboard, through its service (`forceActivate`,
+    /// `active` set to false).
+    public func requestLimitation(_ what: String) -> String {
+        "only KWin can \(what) its virtual keyboard, through its VirtualKeyboard service"
     }
 
     /// The compositor, the outputs, the layout, what KWin's service says, and what cannot be seen.
@@ -162,7 +145,7 @@ public final class KWinBackend: KeyboardBackend {
 
 /// The backend's state on the loop: KWin's Wayland display as a loop source, and the reports.
 /// Used on the loop's thread only.
-private final class KWinConnection: @unchecked Sendable {
+final class KWinConnection: BackendConnection, @unchecked Sendable {
     // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
     // it (under its mutex) just to close it from `stop`, which runs on that same thread.
     private var session: KWinSession?

@@ -49,7 +49,8 @@ public final class DBusKeyboardService: KeyboardService {
             onChange(state)
         }
         do {
-            let watch = try ServiceWatch(interface: interface, environment: environment, context: context, changed: record)
+            let watch = try ServiceWatch(
+                interface: interface, environment: environment, context: context, changed: record)
             shared.withLock { shared in
                 shared.watch = watch
                 shared.loop = context.runLoop

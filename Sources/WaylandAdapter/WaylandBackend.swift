@@ -64,7 +64,7 @@ public final class WaylandBackend: KeyboardBackend {
     public let displayName: String?
 
     /// The connection of the current start; used on the loop's thread only.
-    private let running = Mutex<WaylandConnection?>(nil)
+    private let lifecycle: BackendLifecycle<WaylandConnection>
     private let latestStatus = Mutex<[WaylandOutputStatus]>([])
 
     /// The registration that the `KeyboardAdapter` umbrella adds to the registry.
@@ -80,12 +80,15 @@ public final class WaylandBackend: KeyboardBackend {
     public init(display: String? = nil, services: [any KeyboardService] = []) {
         displayName = display
         self.services = services
+        lifecycle = BackendLifecycle(services: { services })
     }
 
     /// Connects briefly and checks that the compositor offers what the probe needs.
     public func availability() -> BackendAvailability {
-        if displayName == nil, ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"].map({ $0.isEmpty }) ?? true {
-            return .unreachable(reason: "WAYLAND_DISPLAY is not set")
+        if let missing = BackendLifecycle<WaylandConnection>.missingWaylandDisplay(
+            displayName: displayName, environment: ProcessInfo.processInfo.environment)
+        {
+            return missing
         }
         do {
             let session = try WaylandSession(display: displayName)
@@ -127,8 +130,7 @@ public final class WaylandBackend: KeyboardBackend {
     /// already docked now count as baseline (see the type's notes), except one whose service says
     /// it is up, which is delivered at once.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try running.withLock { current in
-            guard current == nil else { return }
+        try lifecycle.start {
             let session: WaylandSession
             do throws(WaylandError) {
                 session = try WaylandSession(display: displayName)
@@ -158,24 +160,18 @@ public final class WaylandBackend: KeyboardBackend {
             // on this loop's thread, where the session lives.
             let services = services
             for service in services {
-                service.start(in: context) { [weak session] _ in session?.servicesChanged(ServiceClaim.running(services)) }
+                service.start(in: context) { [weak session] _ in
+                    session?.servicesChanged(ServiceClaim.running(services))
+                }
             }
             session.servicesChanged(ServiceClaim.running(services))
             session.adoptVisibleKeyboards()
-            let connection = WaylandConnection(session: session, sink: sink, context: context, backendName: name)
-            current = connection
+            return WaylandConnection(session: session, sink: sink, context: context, backendName: name)
         }
     }
 
-    /// Removes the connection from the loop and disconnects. Idempotent.
-    public func stop() {
-        running.withLock { current in
-            guard let connection = current else { return }
-            connection.close()
-            current = nil
-            for service in services { service.stop() }
-        }
-    }
+    /// Removes the connection from the loop and disconnects, then stops the services. Idempotent.
+    public func stop() { lifecycle.stop() }
 
     /// The outputs and their usable areas as last measured (empty before `start`).
     public var outputs: [WaylandOutputStatus] { latestStatus.withLock { $0 } }
@@ -224,7 +220,7 @@ public final class WaylandBackend: KeyboardBackend {
 
 /// The backend's session on the loop: the compositor connection as a run-loop source, and what
 /// to do when it breaks. Used on the loop's thread only.
-private final class WaylandConnection: @unchecked Sendable {
+final class WaylandConnection: BackendConnection, @unchecked Sendable {
     // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
     // it (under its mutex) just to close it from `stop`, which runs on that same thread.
     private var session: WaylandSession?

@@ -24,16 +24,6 @@ struct ServiceJoinSink: ObservationSink {
 }
 
 extension X11Backend {
-    /// Why a keyboard cannot be shown here, for people.
-    func showUnsupportedReason(states: [KeyboardServiceState]? = nil) -> String {
-        let why =
-            "X11 cannot show a keyboard by itself (a window manager can restore an iconified window, not a withdrawn one)"
-        guard !services.isEmpty else { return why }
-        let states = states ?? services.map(\.state)
-        let said = zip(services, states).map { "\($0.name): \($1)" }.joined(separator: "; ")
-        return "no keyboard service is running (\(said)); " + why
-    }
-
     /// The lines `--doctor` prints about the services: what each says (asked now, never starting
     /// a keyboard), whether it agrees with the windows, and how show and hide are done here.
     func serviceDiagnosis(keyboards: [KeyboardObservation], windowManager: String?) -> [String] {
@@ -57,7 +47,8 @@ extension X11Backend {
         }
         let wm = windowManager.map { "the window manager (\($0)) iconifies the keyboard" }
         if running.isEmpty {
-            lines.append("x11: show: unsupported: " + showUnsupportedReason(states: states))
+            lines.append(
+                "x11: show: unsupported: " + KeyboardRequestRouting.reason(self, doing: "show", states: states))
             lines.append("x11: hide: " + (wm ?? "unsupported: no keyboard service runs and there is no window manager"))
         } else {
             lines.append("x11: show: through \(running.joined(separator: ", "))'s service")

@@ -46,7 +46,7 @@ public final class X11Backend: KeyboardBackend {
     public let services: [any KeyboardService]
 
     /// The connection of the current start; used on the loop's thread only.
-    private let running = Mutex<X11Connection?>(nil)
+    private let lifecycle: BackendLifecycle<X11Connection>
     private let app = AppIdentityBox()
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
@@ -57,6 +57,7 @@ public final class X11Backend: KeyboardBackend {
     ) {
         self.displayName = displayName
         self.services = services
+        lifecycle = BackendLifecycle(services: { services })
         let loaded = KeyboardRules.load(environment: environment)
         rules = loaded.rules.adding(extraRules)
         rulesProblem = loaded.problem
@@ -66,6 +67,7 @@ public final class X11Backend: KeyboardBackend {
     public init(displayName: String?, rules: KeyboardRules, services: [any KeyboardService] = []) {
         self.displayName = displayName
         self.services = services
+        lifecycle = BackendLifecycle(services: { services })
         self.rules = rules
         rulesProblem = nil
     }
@@ -113,37 +115,10 @@ public final class X11Backend: KeyboardBackend {
         guard display.requestIconify(window) else { throw .failed("the iconify request for \(keyboard.id) failed") }
     }
 
-    /// Asks a keyboard to show through the first keyboard service that runs; without one it is
-    /// unsupported, with the reason.
-    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
-        guard let service = services.first(where: { $0.state.isRunning }) else {
-            return completion(.failure(.unsupported(showUnsupportedReason())))
-        }
-        service.requestVisible(true, completion: completion)
-    }
-
-    /// Asks `keyboards` to hide: each through its own service when that runs (onboard's `Hide`,
-    /// which slides a docked keyboard out properly), the others through the window manager. With
-    /// no keyboard visible, the running services are asked.
-    public func requestHide(
-        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
-    ) {
-        let running = services.filter { $0.state.isRunning }
-        let serviced =
-            keyboards.isEmpty
-            ? running : running.filter { service in keyboards.contains { $0.name == service.keyboardName } }
-        let others = keyboards.filter { keyboard in !serviced.contains { $0.keyboardName == keyboard.name } }
-        guard !serviced.isEmpty || !others.isEmpty else { return completion(.failure(.notVisible("keyboard"))) }
-        let group = KeyboardRequestGroup(count: serviced.count + others.count, completion: completion)
-        for service in serviced { service.requestVisible(false, completion: group.finish) }
-        for keyboard in others {
-            do {
-                try requestHide(of: keyboard)
-                group.finish(.success(()))
-            } catch {
-                group.finish(.failure(error))
-            }
-        }
+    /// X11 can hide a keyboard (the window manager iconifies it) but not show one: a window
+    /// manager can restore an iconified window, not a withdrawn one.
+    public func requestLimitation(_ what: String) -> String {
+        "X11 cannot \(what) a keyboard by itself (a window manager can restore an iconified window, not a withdrawn one)"
     }
 
     /// Connects, delivers the keyboards already visible, and adds the connection to `loop`,
@@ -151,8 +126,7 @@ public final class X11Backend: KeyboardBackend {
     /// that it runs as soon as an event comes. Throws a `BackendFailure` when the server cannot be
     /// reached. Does nothing once started (also after the connection broke) until `stop()`.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try running.withLock { running in
-            guard running == nil else { return }
+        try lifecycle.start {
             let display: XDisplay
             do {
                 display = try XDisplay(name: displayName)
@@ -171,19 +145,12 @@ public final class X11Backend: KeyboardBackend {
             // cannot grant one, nothing changes.
             context.request(.shortTimeSlice)
             context.add(connection)
-            running = connection
+            return connection
         }
     }
 
-    /// Removes the connection from the loop and closes it. Idempotent.
-    public func stop() {
-        running.withLock { running in
-            guard let connection = running else { return }
-            connection.close()
-            running = nil
-            for service in services { service.stop() }
-        }
-    }
+    /// Removes the connection from the loop and closes it, then stops the services. Idempotent.
+    public func stop() { lifecycle.stop() }
 
     /// The display, the screen, the window manager, the rules and the keyboards visible now.
     public func diagnose() -> [String] {
@@ -231,7 +198,7 @@ public final class X11Backend: KeyboardBackend {
 
 /// The X connection as a run-loop source: drain Xlib's queue before each wait, read when the
 /// socket is readable, end when the connection breaks. Used on the loop's thread only.
-private final class X11Connection: LoopSource, @unchecked Sendable {
+final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
     // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
     // it (under its mutex) just to close it from `stop`, which runs on that same thread.
     let display: XDisplay

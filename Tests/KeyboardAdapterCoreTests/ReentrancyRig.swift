@@ -167,7 +167,8 @@ struct ReentrancyRig {
         let fire: @Sendable () -> Void = { once { body(tokenBox.token) } }
         switch mode {
         case .immediate: tokenBox.token = manager.onEvent(delivery: .immediate) { _ in fire() }
-        case .queue: tokenBox.token = manager.onEvent(delivery: .queue(DispatchQueue(label: "reentrancy"))) { _ in fire() }
+        case .queue:
+            tokenBox.token = manager.onEvent(delivery: .queue(DispatchQueue(label: "reentrancy"))) { _ in fire() }
         case .descriptor: tokenBox.token = manager.onEvent(delivery: .descriptor) { _ in fire() }
         case .mainActor: tokenBox.token = manager.onEvent { _ in fire() }
         case .delegate:

@@ -171,7 +171,9 @@ struct ReplayTests {
     func unreadableFile() {
         let backend = ReplayBackend(source: .file("/nonexistent/recording.jsonl"))
         #expect(!backend.availability().isAvailable)
-        #expect(throws: BackendFailure.self) { try KeyboardRunLoop().performAndWait { context in try backend.start(in: context, sink: NullSink()) } }
+        #expect(throws: BackendFailure.self) {
+            try KeyboardRunLoop().performAndWait { context in try backend.start(in: context, sink: NullSink()) }
+        }
     }
 
     @Test(

@@ -127,22 +127,18 @@ public protocol KeyboardBackend: AnyObject, Sendable {
     /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
     /// or processes has the focus is local. Backends that cannot tell ignore it. Any thread.
     func setAppIdentity(_ identity: AppIdentity)
-    /// Asks a visible keyboard to hide, the way its own program would be asked (ARKeyboardControl's
-    /// `hideKeyboard`). The hide is then observed like any other. Throws when the backend cannot.
-    /// Any thread.
+    /// Asks a visible keyboard to hide the display server's own way, for keyboards whose service
+    /// does not run (X11: the window manager iconifies its window); the hide is then observed
+    /// like any other. Show and hide through a keyboard's service are the manager's to route
+    /// (``KeyboardManager/hideKeyboard(id:completion:)``), so a backend offers only this. Throws
+    /// when the backend cannot. Any thread.
     func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError)
+    /// Why the display server cannot `show` (or `hide`) a keyboard by itself, for people: the
+    /// reason given when no keyboard service runs.
+    func requestLimitation(_ what: String) -> String
     /// The keyboards' own services the backend joins with its geometry and asks to show and hide
     /// (none by default). The backend starts them on its loop and stops them with itself.
     var services: [any KeyboardService] { get }
-    /// Asks a keyboard to show, through a keyboard service that runs. `completion` is called once,
-    /// on any thread: success when the keyboard accepted the request; the show is then observed
-    /// like any other. Any thread.
-    func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void)
-    /// Asks `keyboards` (the visible ones the manager knows; empty when it sees none) to hide:
-    /// through their service when it runs, else as ``requestHide(of:)`` does. `completion` is
-    /// called once, on any thread. Any thread.
-    func requestHide(
-        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void)
 }
 
 extension KeyboardBackend {
@@ -152,26 +148,12 @@ extension KeyboardBackend {
     public func setAppIdentity(_ identity: AppIdentity) {}
     /// By default a backend cannot hide keyboards.
     public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
-        throw .unsupported("the \(name) backend cannot hide keyboards")
+        throw .unsupported(requestLimitation("hide"))
     }
+    /// By default: the backend cannot.
+    public func requestLimitation(_ what: String) -> String { "the \(name) backend cannot \(what) keyboards" }
     /// No keyboard services by default.
     public var services: [any KeyboardService] { [] }
-    /// By default a backend cannot show keyboards.
-    public func requestShow(completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
-        completion(.failure(.unsupported("the \(name) backend cannot show keyboards")))
-    }
-    /// By default each keyboard is asked through ``requestHide(of:)``, at once.
-    public func requestHide(
-        of keyboards: [KeyboardIdentity], completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
-    ) {
-        guard !keyboards.isEmpty else { return completion(.failure(.notVisible("keyboard"))) }
-        do {
-            for keyboard in keyboards { try requestHide(of: keyboard) }
-            completion(.success(()))
-        } catch {
-            completion(.failure(error))
-        }
-    }
 }
 
 /// Why a keyboard could not be asked to hide.

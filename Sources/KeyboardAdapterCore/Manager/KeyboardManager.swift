@@ -209,7 +209,7 @@ public final class KeyboardManager: Sendable {
         // keyboard asked before its window maps); without one, a hide needs a visible keyboard.
         let serviceRuns = id == nil && isRunning && backend.services.contains { $0.state.isRunning }
         guard !targets.isEmpty || serviceRuns else { return completion(.failure(.notVisible(id ?? "keyboard"))) }
-        backend.requestHide(of: targets.map(\.keyboard), completion: completion)
+        KeyboardRequestRouting.hide(targets.map(\.keyboard), backend: backend, completion: completion)
     }
 
     /// Asks the on-screen keyboard to show, through its own service (onboard's `Show`,
@@ -226,7 +226,7 @@ public final class KeyboardManager: Sendable {
         guard isRunning else {
             return completion(.failure(.unsupported("the manager is not running: keyboard services start with it")))
         }
-        backend.requestShow(completion: completion)
+        KeyboardRequestRouting.show(backend: backend, completion: completion)
     }
 
     /// What the keyboards' own services say now (empty when the backend has none): whether each
@@ -239,8 +239,7 @@ public final class KeyboardManager: Sendable {
             return .failure(.unsupported("the \(backend.name) backend cannot show keyboards"))
         }
         guard backend.services.contains(where: { $0.state.isRunning }) else {
-            let states = backend.services.map { "\($0.name): \($0.state)" }.joined(separator: "; ")
-            return .failure(.unsupported("no keyboard service is running (\(states))"))
+            return .failure(.unsupported(KeyboardRequestRouting.reason(backend, doing: "show")))
         }
         return .success(())
     }

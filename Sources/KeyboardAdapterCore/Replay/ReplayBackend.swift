@@ -129,7 +129,8 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
     private var previousTime: Double?
     private var ended = false
 
-    init(lines: LineReader, clock: ReplayClock, sink: any ObservationSink, context: LoopContext, backendName: String
+    init(
+        lines: LineReader, clock: ReplayClock, sink: any ObservationSink, context: LoopContext, backendName: String
     ) {
         self.lines = lines
         self.clock = clock

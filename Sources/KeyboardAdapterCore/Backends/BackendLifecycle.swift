@@ -1,0 +1,47 @@
+import Synchronization
+
+/// A display-server connection a backend opens at start and closes at stop, on the loop's thread.
+package protocol BackendConnection: AnyObject, Sendable {
+    /// Leaves the loop and disconnects. Idempotent.
+    func close()
+}
+
+/// The part of a backend's life that every display-server backend lives the same way: one
+/// connection per start, a start that does nothing while a connection is open (also after it
+/// broke, until stop), and a stop that closes the connection and then the keyboard services.
+package final class BackendLifecycle<Connection: BackendConnection>: Sendable {
+    private let current = Mutex<Connection?>(nil)
+    private let services: @Sendable () -> [any KeyboardService]
+
+    /// A lifecycle whose stop also stops `services`.
+    package init(services: @escaping @Sendable () -> [any KeyboardService]) { self.services = services }
+
+    /// Opens a connection with `open` (on the loop's thread), unless one is open. What `open`
+    /// throws is what the backend's start throws.
+    package func start(_ open: () throws -> Connection) throws {
+        try current.withLock { current in
+            guard current == nil else { return }
+            current = try open()
+        }
+    }
+
+    /// Closes the connection, then stops the services. Idempotent.
+    package func stop() {
+        let connection = current.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        guard let connection else { return }
+        connection.close()
+        for service in services() { service.stop() }
+    }
+
+    /// WAYLAND_DISPLAY's check, shared by the Wayland backends' availability: the reason a
+    /// backend for the default display cannot be reached, or nil.
+    package static func missingWaylandDisplay(
+        displayName: String?, environment: [String: String]
+    ) -> BackendAvailability? {
+        guard displayName == nil, environment["WAYLAND_DISPLAY"].map({ $0.isEmpty }) ?? true else { return nil }
+        return .unreachable(reason: "WAYLAND_DISPLAY is not set")
+    }
+}

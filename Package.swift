@@ -5,6 +5,8 @@ let package = Package(
     name: "KeyboardAdapter",
     products: [
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
+        // Doubles for an app's own tests (an in-memory backend), kept out of the production core.
+        .library(name: "KeyboardAdapterTesting", targets: ["KeyboardAdapterTesting"]),
         .library(name: "X11Adapter", targets: ["X11Adapter"]),
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KWinAdapter", targets: ["KWinAdapter"]),
@@ -19,6 +21,8 @@ let package = Package(
     targets: [
         // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
         .target(name: "KeyboardAdapterCore"),
+        // Test doubles for apps: the in-memory backend (like swift-log's in-memory handler).
+        .target(name: "KeyboardAdapterTesting", dependencies: ["KeyboardAdapterCore"]),
 
         // The run loop thread's request for a short time slice (libc's syscall() only).
         .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
@@ -109,12 +113,12 @@ let package = Package(
             name: "TestSupport", dependencies: ["CX11", "CThreadSlice", "KeyboardAdapterCore"],
             path: "Tests/TestSupport"),
 
-        .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore"]),
+        .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"]),
         .testTarget(
             name: "KbwatchTests", dependencies: ["kbwatch", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
         // The README's Swift examples, compiled in the surroundings a real app gives them.
-        .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter"]),
+        .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter", "KeyboardAdapterTesting"]),
         .testTarget(
             name: "WaylandAdapterTests",
             dependencies: [

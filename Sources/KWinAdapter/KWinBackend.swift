@@ -88,7 +88,7 @@ public final class KWinBackend: KeyboardBackend {
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
     /// the loop, and delivers the keyboard at once when it is up.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start {
+        try lifecycle.start(in: context) {
             let session: KWinSession
             do throws(WaylandError) {
                 session = try KWinSession(display: displayName)
@@ -106,7 +106,8 @@ public final class KWinBackend: KeyboardBackend {
         }
     }
 
-    /// Disconnects, then stops the service. Idempotent.
+    /// Disconnects, then stops the service, on the loop's thread from whichever thread it is
+    /// called. Idempotent.
     public func stop() { lifecycle.stop() }
 
     /// Only KWin can show or hide its virtual keyboard, through its service (`forceActivate`,

@@ -128,7 +128,7 @@ public struct JSONWriter: EventWriter {
     /// `endFramePredicted` and `timing` came after the first schema-1 fields; readers that ignore
     /// unknown fields read on unchanged.
     private func object(_ update: KeyboardUpdate, event: String, extra: [(String, JSONValue)] = []) -> JSONValue {
-        let known = update.hasKnownFrames
+        let known = update.hasKnownFrame
         return .object(
             [
                 ("schema", .int(Self.schema)),

@@ -130,7 +130,7 @@ public final class WaylandBackend: KeyboardBackend {
     /// already docked now count as baseline (see the type's notes), except one whose service says
     /// it is up, which is delivered at once.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start {
+        try lifecycle.start(in: context) {
             let session: WaylandSession
             do throws(WaylandError) {
                 session = try WaylandSession(display: displayName)
@@ -170,7 +170,8 @@ public final class WaylandBackend: KeyboardBackend {
         }
     }
 
-    /// Removes the connection from the loop and disconnects, then stops the services. Idempotent.
+    /// Removes the connection from the loop and disconnects, then stops the services, on the loop's
+    /// thread from whichever thread it is called. Idempotent.
     public func stop() { lifecycle.stop() }
 
     /// The outputs and their usable areas as last measured (empty before `start`).

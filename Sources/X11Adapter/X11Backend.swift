@@ -126,7 +126,7 @@ public final class X11Backend: KeyboardBackend {
     /// that it runs as soon as an event comes. Throws a `BackendFailure` when the server cannot be
     /// reached. Does nothing once started (also after the connection broke) until `stop()`.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start {
+        try lifecycle.start(in: context) {
             let display: XDisplay
             do {
                 display = try XDisplay(name: displayName)
@@ -149,7 +149,8 @@ public final class X11Backend: KeyboardBackend {
         }
     }
 
-    /// Removes the connection from the loop and closes it, then stops the services. Idempotent.
+    /// Removes the connection from the loop and closes it, then stops the services, on the loop's
+    /// thread from whichever thread it is called. Idempotent.
     public func stop() { lifecycle.stop() }
 
     /// The display, the screen, the window manager, the rules and the keyboards visible now.

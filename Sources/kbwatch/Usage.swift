@@ -2,7 +2,7 @@ import KbwatchOutput
 
 /// `kbwatch --help`, and the exit codes.
 enum Usage {
-    static let version = "kbwatch 0.1.0"
+    static let version = "kbwatch 0.2.0"
 
     static var text: String {
         """

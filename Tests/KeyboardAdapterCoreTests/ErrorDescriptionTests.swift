@@ -1,4 +1,5 @@
 import Foundation
+import KeyboardAdapterTesting
 import Testing
 
 @testable import KeyboardAdapterCore

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import KeyboardAdapterTesting
 import Synchronization
 import Testing
 
@@ -154,7 +155,7 @@ struct ManagerContractTests {
         rig.backend.observe(up)
         rig.drain()
         #expect(seen.all.map(\.event) == [.willShow, .didShow])
-        #expect(seen.all.allSatisfy { !$0.hasKnownFrames && $0.beginFrame == .zero && $0.endFrame == .zero })
+        #expect(seen.all.allSatisfy { !$0.hasKnownFrame && $0.beginFrame == .zero && $0.endFrame == .zero })
         #expect(seen.all.allSatisfy { $0.output == Fixture.screen && $0.geometry == .unknown })
         #expect(rig.manager.isVisible && rig.manager.currentFrame == nil && rig.manager.coveredRegion() == nil)
         #expect(rig.manager.insets(forWindow: Fixture.screen.frame) == .zero)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import KeyboardAdapterTesting
 import Synchronization
 
 @testable import KeyboardAdapterCore

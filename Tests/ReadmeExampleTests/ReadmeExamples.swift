@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import KeyboardAdapter
+import KeyboardAdapterTesting
 import Observation
 import Synchronization
 import Testing

@@ -19,7 +19,7 @@ extension WaylandIntegration {
                     sway, until: "HEADLESS-1",
                     measures: Rect(x: 0, y: workspace.y, width: 1280, height: workspace.height))
             }
-            defer { watchers.forEach { $0.backend.stop() } }
+            defer { watchers.forEach { $0.watching.stop() } }
 
             for number in 2...6 {
                 try sway.message(["create_output"])

@@ -19,13 +19,13 @@ public struct KeyboardUpdate: Sendable, Hashable {
     public var backend: String
     /// Where the keyboard was when the transition began. For a show with no earlier frame, the end
     /// frame moved just past the docked edge of its output (the bottom edge when it floats).
-    /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
+    /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
     public var beginFrame: Rect
     /// Where the keyboard is (did events) or is going (will events). A docked keyboard sliding in
     /// through its edge is going flush to that edge: its `willShow` carries that destination,
     /// marked by ``isEndFramePredicted``. A hide ends just past the docked edge (bottom when
     /// floating), on both its `willHide` and its `didHide`. Otherwise a `will` event carries the
-    /// frame seen so far. ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrames``).
+    /// frame seen so far. ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
     public var endFrame: Rect
     /// True when ``endFrame`` is a destination computed ahead of the keyboard getting there
     /// (a docked slide-in, any hide); false when it was observed.
@@ -119,7 +119,7 @@ public struct KeyboardUpdate: Sendable, Hashable {
     }
     /// False when nothing tells where the keyboard is (``GeometrySource/unknown``): the frames are
     /// then ``Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
-    public var hasKnownFrames: Bool { state.geometry != .unknown }
+    public var hasKnownFrame: Bool { state.geometry != .unknown }
 
     /// Typist's name for `isLocal`: true only when the keyboard is known to belong to this app.
     public var belongsToCurrentApp: Bool { isLocal == true }

@@ -15,7 +15,7 @@ struct TimingMemory: Sendable {
     /// events, in order, so that a hide followed by a show in one batch predicts from the hide.
     mutating func apply(to emissions: inout [TrackerEmission]) {
         for index in emissions.indices {
-            guard case .update(var update) = emissions[index], update.hasKnownFrames else { continue }
+            guard case .update(var update) = emissions[index], update.hasKnownFrame else { continue }
             let name = update.keyboard.name
             switch update.event {
             case .willShow, .willHide:

@@ -1,3 +1,4 @@
+import KeyboardAdapterCore
 import Synchronization
 
 /// A backend whose observations the caller hands in, for testing code that uses a

@@ -1,4 +1,3 @@
-import CX11
 import KeyboardAdapterCore
 
 /// Judges whether a keyboard came up for this app. No keyboard links its window to the app it
@@ -10,16 +9,16 @@ import KeyboardAdapterCore
 /// The active window is read once at start and then only when the root's property changes.
 struct FocusOwnership {
     /// The active window now (0: none), and the last other window that was active.
-    private(set) var active: Window = 0
-    private(set) var previous: Window = 0
+    private(set) var active: WindowID = 0
+    private(set) var previous: WindowID = 0
     /// Whether a window manager keeps `_NET_ACTIVE_WINDOW` on the root.
     private(set) var isKept = false
 
     /// Reads `_NET_ACTIVE_WINDOW` (at start and on its PropertyNotify).
-    mutating func activeWindowChanged(_ display: XDisplay) {
-        let value = display.values(display.root, "_NET_ACTIVE_WINDOW")
+    mutating func activeWindowChanged(_ server: some WindowServer) {
+        let value = server.values(server.root, "_NET_ACTIVE_WINDOW")
         isKept = value != nil
-        let now = Window(value?.first ?? 0)
+        let now = WindowID(value?.first ?? 0)
         guard now != active else { return }
         if active != 0 { previous = active }
         active = now
@@ -29,17 +28,17 @@ struct FocusOwnership {
     /// shows; nil when no app identity is set. `topLevel` and `clientOf` map a window to its
     /// root-level ancestor and a frame to its client.
     func isLocal(
-        keyboard: Window, keyboardFrame: Window?, app: AppIdentity, display: XDisplay,
-        topLevel: (Window) -> Window?, clientOf: (Window) -> Window?
+        keyboard: WindowID, keyboardFrame: WindowID?, app: AppIdentity, server: some WindowServer,
+        topLevel: (WindowID) -> WindowID?, clientOf: (WindowID) -> WindowID?
     ) -> Bool? {
         guard !app.processIDs.isEmpty || !app.windowIDs.isEmpty else { return nil }
         let keyboardWindows = Set([keyboard] + (keyboardFrame.map { [$0] } ?? []))
-        var focus = isKept ? active : (display.inputFocus() ?? 0)
+        var focus = isKept ? active : (server.inputFocus() ?? 0)
         if focus == 0 || keyboardWindows.contains(focus) || keyboardWindows.contains(topLevel(focus) ?? 0) {
             focus = isKept ? previous : 0
         }
         // 0 is None, 1 is PointerRoot: nothing in particular has the focus.
-        guard focus > 1, focus != display.root, !keyboardWindows.contains(focus) else { return false }
+        guard focus > 1, focus != server.root, !keyboardWindows.contains(focus) else { return false }
         var candidates = [focus]
         if let top = topLevel(focus) {
             candidates.append(top)
@@ -49,7 +48,7 @@ struct FocusOwnership {
         if candidates.contains(where: { windowIDs.contains(UInt64($0)) }) { return true }
         let processIDs = Set(app.processIDs)
         for candidate in Set(candidates) {
-            if let pid = display.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid),
+            if let pid = server.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid),
                 processIDs.contains(pid)
             {
                 return true

@@ -60,28 +60,6 @@ private enum XErrorHooks {
     }()
 }
 
-/// A property as stored on the server: its type, format and items.
-struct XProperty {
-    /// The property's type atom.
-    var type: Atom
-    /// 8, 16 or 32.
-    var format: Int32
-    /// The raw bytes, for format 8.
-    var bytes: [UInt8]
-    /// The items, for formats 16 and 32 (format 32 items are C `long`s in Xlib's memory).
-    var values: [UInt]
-}
-
-/// The attributes of a window that tracking needs.
-struct XWindowAttributes {
-    /// Position relative to the parent (the outer corner, border included) and inner size.
-    var x: Int, y: Int, width: Int, height: Int, borderWidth: Int
-    /// Whether the window itself is mapped (viewable or not).
-    var isMapped: Bool
-    /// Whether the window bypasses the window manager.
-    var overrideRedirect: Bool
-}
-
 /// The one owner of an Xlib connection, and the only place the X11 backend calls Xlib. Used from
 /// one thread at a time (the backend's thread); every Xlib allocation it receives is freed here.
 final class XDisplay {
@@ -270,69 +248,31 @@ final class XDisplay {
         }
     }
 
-    /// A format-32 property's items (CARDINAL, ATOM, WINDOW, ...), at most `maxItems` of them.
-    func values(_ window: Window, _ name: String, maxItems: Int = 64) -> [UInt]? {
-        guard let value = property(window, atom(name), maxItems: maxItems), value.format == 32 else { return nil }
-        return value.values
-    }
-
-    /// A text property decoded for people: UTF8_STRING as UTF-8, STRING as Latin-1, anything else
-    /// lossily as UTF-8. Never fails on bad bytes. At most `textLimit` bytes are read.
-    func text(_ window: Window, _ name: String) -> String? {
-        guard let value = property(window, atom(name), maxItems: Self.textLimit / 4), value.format == 8 else {
-            return nil
-        }
-        return decodeText(value.bytes, isLatin1: value.type == Atom(XA_STRING))
-    }
-
-    /// WM_CLASS as (instance, class); nil when the window has none.
-    func windowClass(_ window: Window) -> (instance: String, windowClass: String)? {
-        guard let value = property(window, Atom(XA_WM_CLASS), maxItems: Self.textLimit / 4), value.format == 8 else {
-            return nil
-        }
-        let parts = value.bytes.split(separator: 0, omittingEmptySubsequences: false)
-        let instance = parts.first.map { decodeText(Array($0), isLatin1: true) } ?? ""
-        let windowClass = parts.count > 1 ? decodeText(Array(parts[1]), isLatin1: true) : ""
-        return (instance, windowClass)
-    }
-
-    /// The most bytes read of a text property (titles, WM_CLASS): far longer than any keyboard's
-    /// title or class, which is all rules compare them with.
-    static let textLimit = 4096
-
-    private func decodeText(_ bytes: [UInt8], isLatin1: Bool) -> String {
-        let trimmed = bytes.last == 0 ? Array(bytes.dropLast()) : bytes
-        if isLatin1 {
-            return String(String.UnicodeScalarView(trimmed.map { Unicode.Scalar($0) }))
-        }
-        return String(decoding: trimmed, as: UTF8.self)
-    }
-
     // MARK: Windows
 
     /// The window's attributes; nil when it is gone.
-    func attributes(_ window: Window) -> XWindowAttributes? {
-        var raw = CX11.XWindowAttributes()
+    func attributes(_ window: Window) -> WindowAttributes? {
+        var raw = XWindowAttributes()
         guard XGetWindowAttributes(handle, window, &raw) != 0 else { return nil }
-        return XWindowAttributes(
-            x: Int(raw.x), y: Int(raw.y), width: Int(raw.width), height: Int(raw.height),
-            borderWidth: Int(raw.border_width), isMapped: raw.map_state != IsUnmapped,
-            overrideRedirect: raw.override_redirect != 0)
+        return WindowAttributes(
+            geometry: X11Geometry(
+                x: raw.x, y: raw.y, width: raw.width, height: raw.height, border: raw.border_width),
+            isMapped: raw.map_state != IsUnmapped, overrideRedirect: raw.override_redirect != 0)
     }
 
     /// Where `window`'s inner top-left corner (inside its border) is in `ancestor`'s inner
     /// coordinates, in one request; nil when either is gone.
-    func position(of window: Window, in ancestor: Window) -> (x: Int, y: Int)? {
+    func position(of window: Window, in ancestor: Window) -> (x: Int32, y: Int32)? {
         var x: Int32 = 0
         var y: Int32 = 0
         var child: Window = 0
         guard XTranslateCoordinates(handle, window, ancestor, 0, 0, &x, &y, &child) != 0 else { return nil }
-        return (Int(x), Int(y))
+        return (x, y)
     }
 
     /// The window's geometry from the server: outer position relative to its parent, inner size
     /// and border width; nil when it is gone.
-    func geometry(of window: Window) -> (x: Int, y: Int, width: Int, height: Int, border: Int)? {
+    func geometry(of window: Window) -> X11Geometry? {
         var rootReturn: Window = 0
         var x: Int32 = 0
         var y: Int32 = 0
@@ -343,7 +283,9 @@ final class XDisplay {
         guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else {
             return nil
         }
-        return (Int(x), Int(y), Int(width), Int(height), Int(border))
+        // The server's sizes are 16-bit: they always fit.
+        return X11Geometry(
+            x: x, y: y, width: Int32(clamping: width), height: Int32(clamping: height), border: Int32(clamping: border))
     }
 
     /// The window that has the X input focus (may be None, PointerRoot or a child window).
@@ -353,6 +295,10 @@ final class XDisplay {
         XGetInputFocus(handle, &focus, &revert)
         return isBroken ? nil : focus
     }
+
+    /// XKB's event code on this connection, once XKB's events are asked for: every XKB event has
+    /// this type.
+    private(set) var xkbEventCode: Int32?
 
     // MARK: Monitors (RandR)
 
@@ -431,7 +377,9 @@ extension XDisplay {
     func selectKeyboardLayoutChanges() -> (device: Int32, eventCode: Int32)? {
         var eventCode: Int32 = 0
         let device = ka_xkb_setup(handle, &eventCode)
-        return device >= 0 && !isBroken ? (device, eventCode) : nil
+        guard device >= 0, !isBroken else { return nil }
+        xkbEventCode = eventCode
+        return (device, eventCode)
     }
 
     /// The core keyboard's keymap (an `xkb_keymap`, owned by the caller), or nil.

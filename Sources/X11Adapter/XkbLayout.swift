@@ -6,60 +6,48 @@ import KeyboardAdapterCore
 /// The active input layout of the X server's core keyboard: its name from the keymap
 /// (libxkbcommon-x11) and its short code from `_XKB_RULES_NAMES`, kept up to date from XKB's own
 /// events (`setxkbmap`, a group switch) on the backend's connection.
-final class XkbLayout {
+final class XkbLayout: InputLayoutSource {
+    private let display: XDisplay
     private let context: OpaquePointer
     private let device: Int32
-    /// XKB's event code on this connection: every XKB event has this type.
-    let eventCode: Int32
     /// The layout as last read.
     private(set) var current: InputLayout?
 
     /// Sets up XKB on `display`; nil when the server has no usable XKB (then no layout is reported).
     init?(display: XDisplay) {
-        guard let (device, eventCode) = display.selectKeyboardLayoutChanges(),
+        guard let (device, _) = display.selectKeyboardLayoutChanges(),
             let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS)
         else { return nil }
+        self.display = display
         self.context = context
         self.device = device
-        self.eventCode = eventCode
-        current = read(display)
+        current = read()
     }
 
     deinit { xkb_context_unref(context) }
 
-    /// True for an XKB event (a new keymap, a keymap change, a group change).
-    func isLayoutEvent(_ event: XEvent) -> Bool { event.type == eventCode }
-
-    /// Whether an XKB event is a group switch, which changes the active layout by itself. A new
-    /// keymap is not read on its own events: `setxkbmap` loads the keymap first and then writes
-    /// `_XKB_RULES_NAMES`, and reading in between would pair the new layout's name with the old
-    /// one's code. The layout is read again when the rules names change instead.
-    func isGroupChange(_ event: XEvent) -> Bool {
-        withUnsafePointer(to: event) { ka_xkb_is_group_change($0) != 0 }
-    }
-
     /// Reads the layout again; true when it changed. Keymaps change rarely (a `setxkbmap`, a group
     /// switch), so the keymap is simply read afresh each time rather than patched.
-    func refresh(_ display: XDisplay) -> Bool {
-        let layout = read(display)
+    func refresh() -> Bool {
+        let layout = read()
         guard layout != current else { return false }
         current = layout
         return true
     }
 
-    private func read(_ display: XDisplay) -> InputLayout? {
+    private func read() -> InputLayout? {
         guard let keymap = display.keyboardKeymap(context: context, device: device) else { return nil }
         defer { xkb_keymap_unref(keymap) }
         guard let state = display.keyboardState(keymap: keymap, device: device) else { return nil }
         defer { xkb_state_unref(state) }
         let index = xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE)
         guard let name = xkb_keymap_layout_get_name(keymap, index) else { return nil }
-        return InputLayout(name: String(cString: name), code: code(at: Int(index), display))
+        return InputLayout(name: String(cString: name), code: code(at: Int(index)))
     }
 
     /// The layout's short code: `_XKB_RULES_NAMES` holds rules, model, layouts ("us,de"), variants
     /// and options as NUL-separated strings, the layouts in group order.
-    private func code(at index: Int, _ display: XDisplay) -> String? {
+    private func code(at index: Int) -> String? {
         guard let names = display.property(display.root, display.atom("_XKB_RULES_NAMES"), maxItems: 1024) else {
             return nil
         }

@@ -1,0 +1,264 @@
+import KeyboardAdapterCore
+import Testing
+
+@testable import X11Adapter
+
+/// The window model on a server kept in memory: frames and clients, batches, hiding.
+@Suite("X11 window model")
+struct WindowTreeTests {
+    static let screen = Output(name: "screen", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
+
+    /// What the model reports for xvkbd window `id` shown at `frame` on the whole screen.
+    static func shown(_ id: WindowID, _ frame: Rect, output: Output = screen) -> KeyboardObservation {
+        KeyboardObservation(
+            time: 0, keyboard: KeyboardIdentity(id: "x11:0x" + String(id, radix: 16), name: "xvkbd"), frame: frame,
+            isDocked: false, output: output)
+    }
+
+    /// What the model reports for xvkbd window `id` once it is unmapped or iconified.
+    static func hidden(_ id: WindowID, output: Output = screen) -> KeyboardObservation {
+        KeyboardObservation(
+            time: 0, keyboard: KeyboardIdentity(id: "x11:0x" + String(id, radix: 16), name: "xvkbd"), frame: nil,
+            output: output)
+    }
+
+    /// What the model reports for a keyboard shown at `frame` once its window is destroyed: the
+    /// last observation without its frame.
+    static func destroyed(_ id: WindowID, _ frame: Rect) -> KeyboardObservation {
+        var observation = shown(id, frame)
+        observation.frame = nil
+        return observation
+    }
+
+    /// A started world with xvkbd's client 0x200 (300x100) framed by 0x300 at (100, 200), border 1,
+    /// 20 pixels of title bar: both mapped and flushed.
+    static func framedKeyboard() -> ModelWorld {
+        let w = ModelWorld()
+        w.createKeyboard(0x200, geometry(0, 0, 300, 100))
+        w.create(0x300, geometry(100, 200, 302, 130, border: 1))
+        w.reparent(0x200, into: 0x300, x: 1, y: 20)
+        w.map(0x200)
+        w.map(0x300)
+        return w
+    }
+
+    @Test("a client reparented into a frame is at the frame's inner corner plus its place inside")
+    func reparentedClient() {
+        let w = Self.framedKeyboard()
+        // Frame outer corner (100, 200), its border 1, the client at (1, 20) inside.
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 102, y: 221, width: 300, height: 100))])
+        let client = w.model.tree.windows[0x200]
+        #expect(client?.frame == 0x300)
+        #expect(client?.parent == 0x300)
+        #expect(client?.offsetInFrame.map { [$0.x, $0.y] } == [2, 21])
+        #expect(w.model.tree.windows[0x300]?.client == 0x200)
+        #expect(w.server.selected == [0x200, 0x300])
+    }
+
+    @Test("moving the frame moves the client by as much, without asking the server anything")
+    func frameMoved() {
+        let w = Self.framedKeyboard()
+        w.flush()
+        w.server.clearCounts()
+        w.configure(0x300, geometry(400, 50, 302, 130, border: 1))
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 402, y: 71, width: 300, height: 100))])
+        #expect(w.server.geometryQueries == 0)
+        #expect(w.server.propertyReads.isEmpty)
+    }
+
+    @Test("a client moved inside its frame (new decorations) is measured again")
+    func clientMovedInsideFrame() {
+        let w = Self.framedKeyboard()
+        w.flush()
+        w.configure(0x300, geometry(100, 200, 310, 140, border: 1))
+        #expect(w.flush() == [], "the frame grew around the client: the client did not move")
+        w.server.clearCounts()
+        w.configure(0x200, geometry(4, 30, 300, 100))
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 105, y: 231, width: 300, height: 100))])
+        #expect(w.model.tree.windows[0x200]?.offsetInFrame.map { [$0.x, $0.y] } == [5, 31])
+        #expect(w.server.geometryQueries == 3, "one position and two geometry requests")
+    }
+
+    @Test("the client's size is reported, not the frame's, and a frame too small to hold it says nothing")
+    func frameVersusClientGeometry() {
+        let w = Self.framedKeyboard()
+        w.flush()
+        // Iconify animation: the frame shrinks and moves around the unchanged client.
+        w.configure(0x300, geometry(600, 700, 50, 20, border: 1))
+        #expect(w.flush() == [])
+        w.configure(0x300, geometry(10, 10, 302, 130, border: 1))
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 12, y: 31, width: 300, height: 100))])
+        w.configure(0x200, geometry(1, 20, 280, 90))
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 12, y: 31, width: 280, height: 90))])
+    }
+
+    @Test("a client reparented back to the root is a top-level again, at the place the event gives")
+    func withdrawnToRoot() {
+        let w = Self.framedKeyboard()
+        w.flush()
+        w.reparent(0x200, into: w.root, x: 50, y: 60)
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 50, y: 60, width: 300, height: 100))])
+        #expect(w.model.tree.windows[0x200]?.frame == nil)
+        #expect(w.model.tree.windows[0x300]?.client == nil)
+        w.configure(0x300, geometry(500, 500, 302, 130, border: 1))
+        #expect(w.flush() == [], "the old frame no longer moves the client")
+    }
+
+    @Test("start finds a client inside an existing frame by its WM_STATE and reports it shown")
+    func startFindsFramedClient() {
+        let w = ModelWorld(started: false)
+        w.server.addWindow(0x300, parent: w.root, geometry: geometry(20, 30, 310, 132, border: 2))
+        w.server.addWindow(0x310, parent: 0x300, geometry: geometry(0, 0, 300, 24))
+        w.server.addWindow(0x200, parent: 0x300, geometry: geometry(2, 24, 300, 100, border: 3))
+        for id: WindowID in [0x300, 0x310, 0x200] { w.server.setMapped(id, true) }
+        w.setClass(0x200, "xvkbd\0XVkbd\0")
+        w.server.setValues(0x200, "WM_STATE", [1, 0], type: "WM_STATE")
+        w.model.start()
+        // Frame inner corner (22, 32), the client's outer corner (its border included) 2 and 24
+        // pixels further.
+        #expect(w.take() == [Self.shown(0x200, Rect(x: 24, y: 56, width: 300, height: 100))])
+        #expect(w.model.tree.windows[0x300]?.client == 0x200)
+        #expect(w.model.tree.windows[0x200]?.offsetInFrame.map { [$0.x, $0.y] } == [4, 26])
+        #expect(w.server.rootSelected)
+        #expect(w.server.selected == [0x200, 0x300])
+    }
+
+    @Test("several changes to one window before a flush give one observation, and repeats none")
+    func batches() {
+        let w = ModelWorld()
+        w.showKeyboard(0x200, geometry(10, 500, 300, 100))
+        w.configure(0x200, geometry(20, 500, 300, 100))
+        w.configure(0x200, geometry(30, 510, 300, 100))
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 30, y: 510, width: 300, height: 100))])
+        w.configure(0x200, geometry(40, 500, 300, 100))
+        w.configure(0x200, geometry(50, 500, 300, 100))
+        w.configure(0x200, geometry(60, 400, 320, 110))
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 60, y: 400, width: 320, height: 110))])
+        #expect(w.flush() == [])
+        w.configure(0x200, geometry(60, 400, 320, 110))
+        w.map(0x200)
+        #expect(w.flush() == [], "nothing changed")
+        w.configure(0x200, geometry(0, 400, 320, 110))
+        w.configure(0x200, geometry(60, 400, 320, 110))
+        #expect(w.flush() == [], "moved away and back before the flush: nothing to report")
+    }
+
+    @Test("within one batch every hide comes before every show, whatever the order of events")
+    func hidesBeforeShows() {
+        let w = ModelWorld()
+        w.showKeyboard(0x200, geometry(0, 700, 300, 100))
+        w.flush()
+        w.showKeyboard(0x400, geometry(0, 600, 300, 100))
+        w.unmap(0x200)
+        #expect(w.flush() == [Self.hidden(0x200), Self.shown(0x400, Rect(x: 0, y: 600, width: 300, height: 100))])
+    }
+
+    @Test("unmapping, iconifying or destroying a keyboard hides it; a synthetic unmap does not")
+    func hidden() {
+        let w = ModelWorld()
+        let frame = Rect(x: 10, y: 500, width: 300, height: 100)
+        w.showKeyboard(0x200, geometry(10, 500, 300, 100))
+        #expect(w.flush() == [Self.shown(0x200, frame)])
+        w.model.handle(.unmapped(0x200, synthetic: true))
+        #expect(w.flush() == [])
+        w.unmap(0x200)
+        #expect(w.flush() == [Self.hidden(0x200)])
+        w.map(0x200)
+        #expect(w.flush() == [Self.shown(0x200, frame)])
+        w.setValues(0x200, "WM_STATE", [3, 0], type: "WM_STATE")
+        #expect(w.flush() == [Self.hidden(0x200)], "iconic")
+        w.setValues(0x200, "WM_STATE", [1, 0], type: "WM_STATE")
+        #expect(w.flush() == [Self.shown(0x200, frame)], "normal again")
+        w.destroy(0x200)
+        #expect(w.flush() == [Self.destroyed(0x200, frame)])
+        #expect(w.model.tree.windows[0x200] == nil)
+        w.showKeyboard(0x201, geometry(0, 0, 10, 10))
+        w.unmap(0x201)
+        w.destroy(0x201)
+        #expect(w.flush() == [], "never shown: nothing to hide")
+    }
+
+    @Test("unmapping the frame hides its client; destroying the frame and client hides it once")
+    func frameHidden() {
+        let w = Self.framedKeyboard()
+        let frame = Rect(x: 102, y: 221, width: 300, height: 100)
+        #expect(w.flush() == [Self.shown(0x200, frame)])
+        w.unmap(0x300)
+        #expect(w.flush() == [Self.hidden(0x200)])
+        w.map(0x300)
+        #expect(w.flush() == [Self.shown(0x200, frame)])
+        w.destroy(0x300)
+        #expect(w.flush() == [Self.destroyed(0x200, frame)])
+        #expect(w.model.tree.windows.isEmpty)
+    }
+
+    @Test("a broken connection hides every keyboard shown, in window order, once")
+    func hideAll() {
+        let w = ModelWorld()
+        w.showKeyboard(0x500, geometry(0, 0, 10, 10))
+        w.showKeyboard(0x200, geometry(0, 0, 20, 20))
+        w.showKeyboard(0x300, geometry(0, 0, 30, 30))
+        w.flush()
+        w.unmap(0x300)
+        w.flush()
+        w.model.hideAll()
+        #expect(
+            w.take() == [
+                Self.destroyed(0x200, Rect(x: 0, y: 0, width: 20, height: 20)),
+                Self.destroyed(0x500, Rect(x: 0, y: 0, width: 10, height: 10)),
+            ])
+        w.model.hideAll()
+        #expect(w.take() == [])
+    }
+
+    @Test("new monitors, a new screen size and a new layout observe every keyboard shown again")
+    func monitorsAndLayout() {
+        let layout = FakeLayoutSource(InputLayout(name: "English (US)", code: "us"))
+        let w = ModelWorld(layout: layout)
+        w.showKeyboard(0x200, geometry(1300, 500, 300, 100))
+        var expected = Self.shown(0x200, Rect(x: 1300, y: 500, width: 300, height: 100))
+        expected.layout = InputLayout(name: "English (US)", code: "us")
+        #expect(w.flush() == [expected])
+
+        let right = Output(name: "HDMI-1", frame: Rect(x: 1280, y: 0, width: 1024, height: 768))
+        w.server.outputs = [Output(name: "eDP-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800)), right]
+        w.model.handle(.monitorsChanged)
+        expected.output = right
+        #expect(w.flush() == [expected])
+        w.model.handle(.monitorsChanged)
+        #expect(w.flush() == [], "the same monitors")
+
+        layout.next = InputLayout(name: "German", code: "de")
+        w.model.handle(.layoutGroupChanged)
+        expected.layout = InputLayout(name: "German", code: "de")
+        #expect(w.flush() == [expected])
+        layout.next = InputLayout(name: "French", code: "fr")
+        w.setProperty(w.root, "_XKB_RULES_NAMES", XProperty(type: 31, format: 8, bytes: [], values: []))
+        expected.layout = InputLayout(name: "French", code: "fr")
+        #expect(w.flush() == [expected])
+
+        w.server.outputs = []
+        w.model.handle(.configured(window: w.root, geometry: geometry(0, 0, 1920, 1080), synthetic: false))
+        expected.output = Output(name: "screen", frame: Rect(x: 0, y: 0, width: 1920, height: 1080))
+        #expect(w.flush() == [expected])
+        #expect(w.model.screen == Rect(x: 0, y: 0, width: 1920, height: 1080))
+    }
+
+    @Test("a keyboard is local when the window with the X input focus has the app's pid")
+    func ownership() {
+        let w = ModelWorld(app: AppIdentity(processIDs: [4242]))
+        w.create(0x900, geometry(0, 0, 800, 400))
+        w.server.setValues(0x900, "_NET_WM_PID", [4242])
+        w.server.focus = 0x900
+        w.showKeyboard(0x200, geometry(0, 700, 300, 100))
+        var expected = Self.shown(0x200, Rect(x: 0, y: 700, width: 300, height: 100))
+        expected.isLocal = true
+        #expect(w.flush() == [expected])
+        w.unmap(0x200)
+        w.flush()
+        w.server.focus = 0x901
+        w.map(0x200)
+        expected.isLocal = false
+        #expect(w.flush() == [expected], "judged again at the next show, by the focus then")
+    }
+}

@@ -119,6 +119,8 @@ let package = Package(
         .testTarget(name: "RepositoryTests"),
         // The README's Swift examples, compiled in the surroundings a real app gives them.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter", "KeyboardAdapterTesting"]),
+        // An app that declares its own Rect, Edge, EdgeInsets, ... beside `import KeyboardAdapter`.
+        .testTarget(name: "NameCollisionTests", dependencies: ["KeyboardAdapter"]),
         .testTarget(
             name: "WaylandAdapterTests",
             dependencies: [

@@ -101,59 +101,81 @@ public protocol ObservationSink: Sendable {
     func finish(failure: BackendFailure?)
 }
 
-/// A source of keyboard observations: one per display server, plus replay. A backend runs on the
-/// ``KeyboardRunLoop`` its manager gives it: it adds its connection as a ``LoopSource`` and hands
-/// observations to the sink from that loop's thread. It never builds events.
+/// A backend: what it observes (``KeyboardObserving``), what it controls (``KeyboardHiding``) and
+/// what it tells about itself (``BackendDiagnosing``). One per display server, plus replay. It
+/// runs on the ``KeyboardRunLoop`` its manager gives it: it adds its connection as a
+/// ``LoopSource`` and hands observations to the sink from that loop's thread. It never builds
+/// events.
 ///
-/// The protocol is modelled on swift-log's `LogHandler`: small, so that backends are plugins, and
-/// so that a recording can stand in for a display server in tests.
-public protocol KeyboardBackend: AnyObject, Sendable {
+/// Modelled on swift-log's `LogHandler`: small, so that backends are plugins, and so that a
+/// recording can stand in for a display server in tests. Only ``KeyboardObserving`` has
+/// requirements without a default.
+public typealias KeyboardBackend = KeyboardObserving & KeyboardHiding & BackendDiagnosing
+
+/// What a backend observes: its connection's life on the run loop, and the observations it hands
+/// to the sink.
+public protocol KeyboardObserving: AnyObject, Sendable {
     /// The registry name, such as `x11` or `wayland`.
     var name: String { get }
     /// What the backend can tell.
     var capabilities: BackendCapabilities { get }
     /// Whether the backend can run in this session, and why not; may connect briefly to check.
     func availability() -> BackendAvailability
-    /// Called on `loop`'s thread: connects, adds its sources to `loop`, and delivers the keyboards
-    /// already visible before it returns, so that a caller can ask for the current state right
-    /// after. Throws when it cannot start.
+    /// Called on the loop's thread, with its context: connects, adds its sources to the loop, and
+    /// delivers the keyboards already visible before it returns, so that a caller can ask for the
+    /// current state right after. Throws when it cannot start.
     func start(in context: LoopContext, sink: any ObservationSink) throws
-    /// Called on the loop's thread (or once the loop has ended): removes its sources and releases
-    /// the connection. Idempotent; no call to the sink follows.
+    /// Removes its sources and releases the connection, on the loop's thread (the manager calls it
+    /// there). Idempotent; no call to the sink follows.
     func stop()
-    /// What the backend sees in this session, line by line, for `kbwatch --doctor`: the display
-    /// server, the protocols or atoms found, the keyboards running, and what it cannot see.
-    func diagnose() -> [String]
     /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
     /// or processes has the focus is local. Backends that cannot tell ignore it. Any thread.
     func setAppIdentity(_ identity: AppIdentity)
+    /// The keyboards' own services the backend joins with its geometry, and that the manager asks
+    /// to show and hide (none by default). The backend starts them on its loop and stops them
+    /// with itself.
+    var services: [any KeyboardService] { get }
+}
+
+/// What a backend controls: hiding a keyboard the display server's own way. Show and hide through
+/// a keyboard's service are the manager's to route (``KeyboardManager/hideKeyboard(id:completion:)``),
+/// so a backend offers only this.
+public protocol KeyboardHiding {
     /// Asks a visible keyboard to hide the display server's own way, for keyboards whose service
     /// does not run (X11: the window manager iconifies its window); the hide is then observed
-    /// like any other. Show and hide through a keyboard's service are the manager's to route
-    /// (``KeyboardManager/hideKeyboard(id:completion:)``), so a backend offers only this. Throws
-    /// when the backend cannot. Any thread.
+    /// like any other. Throws when the backend cannot. Any thread.
     func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError)
     /// Why the display server cannot `show` (or `hide`) a keyboard by itself, for people: the
     /// reason given when no keyboard service runs.
     func requestLimitation(_ what: String) -> String
-    /// The keyboards' own services the backend joins with its geometry and asks to show and hide
-    /// (none by default). The backend starts them on its loop and stops them with itself.
-    var services: [any KeyboardService] { get }
 }
 
-extension KeyboardBackend {
-    /// By default a backend has nothing to add beyond its availability.
-    public func diagnose() -> [String] { [availability().explanation] }
+/// What a backend tells about itself, for `kbwatch --doctor`.
+public protocol BackendDiagnosing {
+    /// What the backend sees in this session, line by line: the display server, the protocols or
+    /// atoms found, the keyboards running, and what it cannot see.
+    func diagnose() -> [String]
+}
+
+extension KeyboardObserving {
     /// By default a backend cannot judge ownership.
     public func setAppIdentity(_ identity: AppIdentity) {}
+    /// No keyboard services by default.
+    public var services: [any KeyboardService] { [] }
+}
+
+extension KeyboardHiding where Self: KeyboardObserving {
     /// By default a backend cannot hide keyboards.
     public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
         throw .unsupported(requestLimitation("hide"))
     }
     /// By default: the backend cannot.
     public func requestLimitation(_ what: String) -> String { "the \(name) backend cannot \(what) keyboards" }
-    /// No keyboard services by default.
-    public var services: [any KeyboardService] { [] }
+}
+
+extension BackendDiagnosing where Self: KeyboardObserving {
+    /// By default a backend has nothing to add beyond its availability.
+    public func diagnose() -> [String] { [availability().explanation] }
 }
 
 /// Why a keyboard could not be asked to hide.

@@ -2,13 +2,13 @@
 /// files). Every failure names the field by its dotted path and says what is wrong with it:
 /// missing, null, the wrong type, out of range, or an unknown value. Unknown fields are ignored,
 /// so newer files stay readable.
-public struct JSONFields: Sendable {
+package struct JSONFields: Sendable {
     /// The object's own path, such as `keyboard`; empty for the top level.
-    public let path: String
+    package let path: String
     private let members: [String: JSONValue]
 
     /// Reads `value` as an object; `path` names it in errors (empty for the top level).
-    public init(_ value: JSONValue, path: String = "") throws(JSONParser.Failure) {
+    package init(_ value: JSONValue, path: String = "") throws(JSONParser.Failure) {
         guard case .object(let list) = value else {
             throw JSONParser.Failure(reason: path.isEmpty ? "not a JSON object" : "field '\(path)' has the wrong type")
         }
@@ -18,13 +18,13 @@ public struct JSONFields: Sendable {
     }
 
     /// Whether the object has `key`, null or not.
-    public func contains(_ key: String) -> Bool { members[key] != nil }
+    package func contains(_ key: String) -> Bool { members[key] != nil }
 
     /// The dotted path of `key`.
-    public func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+    package func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
     /// The value of `key`; nil when absent or null.
-    public func value(_ key: String) -> JSONValue? {
+    package func value(_ key: String) -> JSONValue? {
         isAbsent(key) ? nil : members[key]
     }
 
@@ -46,32 +46,32 @@ public struct JSONFields: Sendable {
     }
 
     /// A required string.
-    public func string(_ key: String) throws(JSONParser.Failure) -> String {
+    package func string(_ key: String) throws(JSONParser.Failure) -> String {
         guard case .string(let text) = try required(key) else { throw wrongType(key) }
         return text
     }
 
     /// An optional string (absent or null: nil).
-    public func optionalString(_ key: String) throws(JSONParser.Failure) -> String? {
+    package func optionalString(_ key: String) throws(JSONParser.Failure) -> String? {
         if isAbsent(key) { return nil }
         return try string(key)
     }
 
     /// A required boolean.
-    public func bool(_ key: String) throws(JSONParser.Failure) -> Bool {
+    package func bool(_ key: String) throws(JSONParser.Failure) -> Bool {
         guard case .bool(let flag) = try required(key) else { throw wrongType(key) }
         return flag
     }
 
     /// An optional boolean (absent or null: nil).
-    public func optionalBool(_ key: String) throws(JSONParser.Failure) -> Bool? {
+    package func optionalBool(_ key: String) throws(JSONParser.Failure) -> Bool? {
         if isAbsent(key) { return nil }
         return try bool(key)
     }
 
     /// A required integer within `range`; a number outside it is reported as out of range, with
     /// the number, rather than as a type error.
-    public func int(_ key: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(JSONParser.Failure) -> Int {
+    package func int(_ key: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(JSONParser.Failure) -> Int {
         switch try required(key) {
         case .int(let number) where range.contains(number): return number
         case .int(let number): throw outOfRange(key, String(number), range)
@@ -81,7 +81,7 @@ public struct JSONFields: Sendable {
     }
 
     /// An optional integer within `range` (absent or null: nil).
-    public func optionalInt(_ key: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(JSONParser.Failure)
+    package func optionalInt(_ key: String, in range: ClosedRange<Int> = Int.min...Int.max) throws(JSONParser.Failure)
         -> Int?
     {
         if isAbsent(key) { return nil }
@@ -95,7 +95,7 @@ public struct JSONFields: Sendable {
     }
 
     /// A required number (integers included); always finite, as the parser refuses the rest.
-    public func double(_ key: String) throws(JSONParser.Failure) -> Double {
+    package func double(_ key: String) throws(JSONParser.Failure) -> Double {
         switch try required(key) {
         case .int(let number): return Double(number)
         case .number(let number): return number
@@ -104,7 +104,7 @@ public struct JSONFields: Sendable {
     }
 
     /// A required string that must be one of `T`'s raw values.
-    public func choice<T: RawRepresentable>(_ key: String, as type: T.Type) throws(JSONParser.Failure) -> T
+    package func choice<T: RawRepresentable>(_ key: String, as type: T.Type) throws(JSONParser.Failure) -> T
     where T.RawValue == String {
         let text = try string(key)
         guard let value = T(rawValue: text) else {
@@ -115,25 +115,25 @@ public struct JSONFields: Sendable {
     }
 
     /// An optional choice (absent or null: nil).
-    public func optionalChoice<T: RawRepresentable>(_ key: String, as type: T.Type) throws(JSONParser.Failure) -> T?
+    package func optionalChoice<T: RawRepresentable>(_ key: String, as type: T.Type) throws(JSONParser.Failure) -> T?
     where T.RawValue == String {
         if isAbsent(key) { return nil }
         return try choice(key, as: type)
     }
 
     /// A required nested object.
-    public func object(_ key: String) throws(JSONParser.Failure) -> JSONFields {
+    package func object(_ key: String) throws(JSONParser.Failure) -> JSONFields {
         try JSONFields(try required(key), path: name(key))
     }
 
     /// An optional nested object (absent or null: nil).
-    public func optionalObject(_ key: String) throws(JSONParser.Failure) -> JSONFields? {
+    package func optionalObject(_ key: String) throws(JSONParser.Failure) -> JSONFields? {
         if isAbsent(key) { return nil }
         return try object(key)
     }
 
     /// A required array.
-    public func array(_ key: String) throws(JSONParser.Failure) -> [JSONValue] {
+    package func array(_ key: String) throws(JSONParser.Failure) -> [JSONValue] {
         guard case .array(let values) = try required(key) else { throw wrongType(key) }
         return values
     }

@@ -6,40 +6,40 @@
 ///
 /// Integers that fit an `Int` become ``JSONValue/int(_:)``; other numbers become
 /// ``JSONValue/number(_:)`` (always finite).
-public struct JSONParser: Sendable {
+package struct JSONParser: Sendable {
     /// Why a text is not accepted, in words for people; never holds a raw control character.
-    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
         /// The reason, such as `not valid JSON` or `duplicate key "t"`.
-        public var reason: String
+        package var reason: String
         /// The reason.
-        public var description: String { reason }
+        package var description: String { reason }
     }
 
     /// The deepest nesting of arrays and objects accepted.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
     /// The most bytes accepted.
-    public var maximumLength: Int
+    package var maximumLength: Int
 
     /// A parser with the given limits. The defaults fit recordings and rules files with room to spare.
-    public init(maximumDepth: Int = 64, maximumLength: Int = 1 << 20) {
+    package init(maximumDepth: Int = 64, maximumLength: Int = 1 << 20) {
         self.maximumDepth = max(1, maximumDepth)
         self.maximumLength = max(0, maximumLength)
     }
 
     /// Parses one JSON text (surrounding whitespace allowed).
-    public func parse(_ text: Substring) throws(Failure) -> JSONValue {
+    package func parse(_ text: Substring) throws(Failure) -> JSONValue {
         var text = text
         let result = text.withUTF8 { bytes in Result { () throws(Failure) in try parse(bytes) } }
         return try result.get()
     }
 
     /// Parses one JSON text from raw bytes, which must be UTF-8.
-    public func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    package func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer in Result { () throws(Failure) in try parse(buffer) } }.get()
     }
 
     /// Parses one JSON text from raw bytes, which must be UTF-8.
-    public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
+    package func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
         guard bytes.count <= maximumLength else {
             throw Failure(reason: "longer than \(maximumLength) bytes")
         }

@@ -1,7 +1,7 @@
 /// A JSON value whose objects keep their keys in the order given, so that recordings and
 /// kbwatch's JSON Lines print fields in a fixed, documented order (Foundation's encoder does not
 /// promise one). Rendering always produces valid JSON: every string is escaped, whatever it holds.
-public enum JSONValue: Sendable, Hashable {
+package enum JSONValue: Sendable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.
@@ -18,17 +18,17 @@ public enum JSONValue: Sendable, Hashable {
     case object([(String, JSONValue)])
 
     /// Equality, keys compared in order.
-    public static func == (a: JSONValue, b: JSONValue) -> Bool { a.rendered == b.rendered }
+    package static func == (a: JSONValue, b: JSONValue) -> Bool { a.rendered == b.rendered }
     /// Hash of the rendered text.
-    public func hash(into hasher: inout Hasher) { hasher.combine(rendered) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(rendered) }
 
     /// The value, or `null` when nil.
-    public static func optional<T>(_ value: T?, _ transform: (T) -> JSONValue) -> JSONValue {
+    package static func optional<T>(_ value: T?, _ transform: (T) -> JSONValue) -> JSONValue {
         value.map(transform) ?? .null
     }
 
     /// Compact JSON text on one line.
-    public var rendered: String {
+    package var rendered: String {
         var out = ""
         render(into: &out)
         return out
@@ -96,14 +96,14 @@ public enum JSONValue: Sendable, Hashable {
 
 extension Rect {
     /// `{"x":…,"y":…,"width":…,"height":…}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([("x", .int(x)), ("y", .int(y)), ("width", .int(width)), ("height", .int(height))])
     }
 }
 
 extension Output {
     /// `{"name":…,"x":…,"y":…,"width":…,"height":…}`: the output as one flat object.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("name", .string(name)), ("x", .int(frame.x)), ("y", .int(frame.y)),
             ("width", .int(frame.width)), ("height", .int(frame.height)),
@@ -113,7 +113,7 @@ extension Output {
 
 extension KeyboardIdentity {
     /// `{"id":…,"name":…,"kind":…,"pid":…}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("id", .string(id)), ("name", .string(name)), ("kind", .string(kind.rawValue)),
             ("pid", .optional(pid) { .int(Int($0)) }),
@@ -123,7 +123,7 @@ extension KeyboardIdentity {
 
 extension InputLayout {
     /// `{"name":…,"code":…}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([("name", .string(name)), ("code", .optional(code) { .string($0) })])
     }
 }

@@ -6,11 +6,11 @@ import Synchronization
 /// timeout set to the earliest deadline. It uses no timer objects and makes no wake-up while
 /// nothing happens. Every backend runs on one; a ``KeyboardManager`` owns one per start.
 ///
-/// Threading: this is the `Sendable` handle: ``perform(_:)``, ``performAndWait(_:)``,
+/// Threading: this is the `Sendable` handle: ``perform(_:)``, ``performAndWait(_:)-(()->T)``,
 /// ``stop()`` and ``isCurrent`` may be called from any thread, ``stop()`` also from a callback on
 /// the loop itself. What belongs to the loop's thread (its sources, its clock, its thread's
 /// scheduling) is reached only through the ``LoopContext`` the loop hands to work on that thread
-/// (a backend's `start`, ``performAndWait(_:)-(LoopContext)``).
+/// (a backend's `start`, ``performAndWait(_:)-((LoopContext)->T)``).
 public final class KeyboardRunLoop: @unchecked Sendable {
     // @unchecked: `sources`, `clock` and `tunings` are only touched on the loop's thread, through
     // a LoopContext (which checks it), or before the loop starts or after it ended, when no other

@@ -1,6 +1,6 @@
 /// What only a run loop's own thread may touch: adding and removing its sources, its clock, and
 /// its thread's scheduling. The loop hands one to work it runs on its thread (a backend's
-/// `start`, ``KeyboardRunLoop/performAndWait(_:)-(LoopContext)``); it is not `Sendable`, so it
+/// `start`, ``KeyboardRunLoop/performAndWait(_:)-((LoopContext)->T)``); it is not `Sendable`, so it
 /// cannot be captured by work for another thread, and each use checks that it is on the loop's
 /// thread (a misuse stops the process with a message rather than corrupting the loop).
 ///

@@ -13,7 +13,7 @@ public protocol LoopSource: AnyObject {
     /// What `poll()` reported for the descriptor (0 when nothing, or when the wait ended for
     /// another reason; a source that prepared a read must then cancel it).
     func handle(events: Int16)
-    /// When ``deadlineReached()`` is due, in the loop's clock (``KeyboardRunLoop/clock``); nil for none.
+    /// When ``deadlineReached()`` is due, in the loop's clock (``LoopContext/clock``); nil for none.
     var deadline: Double? { get }
     /// The deadline came. The source must move or clear its deadline.
     func deadlineReached()

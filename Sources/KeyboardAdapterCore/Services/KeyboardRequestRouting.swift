@@ -1,6 +1,6 @@
 /// The one place that decides who is asked to show or hide a keyboard: a keyboard's own service
 /// when it runs (it slides its keyboard properly and can bring back one that withdrew its
-/// window), else the display server's own way (``KeyboardBackend/requestHide(of:)``: on X11 the
+/// window), else the display server's own way (``KeyboardHiding/requestHide(of:)``: on X11 the
 /// window manager iconifies the window). Backends offer only the latter.
 package enum KeyboardRequestRouting {
     /// Asks the first running service to show its keyboard; without one, unsupported with the

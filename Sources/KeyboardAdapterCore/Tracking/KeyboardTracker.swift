@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// What the tracker hands on: a keyboard event, or a layout change of a visible keyboard.
-public enum TrackerEmission: Sendable, Hashable {
+package enum TrackerEmission: Sendable, Hashable {
     /// One of the six keyboard events.
     case update(KeyboardUpdate)
     /// The active input layout of a visible keyboard changed; its frame did not.
@@ -32,20 +32,20 @@ public enum TrackerEmission: Sendable, Hashable {
 /// - A frame change of a visible keyboard gives `willChangeFrame` at once and `didChangeFrame` when
 ///   settled; a burst inside the settle window is one pair ending at the final frame.
 /// - Every `will` gets exactly one `did`; no hide without a show; keyboards are independent.
-public struct KeyboardTracker: Sendable {
+package struct KeyboardTracker: Sendable {
     /// How long a frame must stay unchanged before a transition counts as settled, in seconds.
-    public var settleInterval: Double {
+    package var settleInterval: Double {
         get { context.settleInterval }
         set { context.settleInterval = max(0, newValue) }
     }
     /// The backend name put on every update.
-    public var backendName: String {
+    package var backendName: String {
         get { context.backendName }
         set { context.backendName = newValue }
     }
     /// Whether this app's own text input is focused and enabled, as the app last said; used for
     /// `isLocal` when the backend cannot tell. Nil when the app said nothing.
-    public var appTextInputActive: Bool? {
+    package var appTextInputActive: Bool? {
         get { context.appTextInputActive }
         set { context.appTextInputActive = newValue }
     }
@@ -62,7 +62,7 @@ public struct KeyboardTracker: Sendable {
     ///   - backendName: the backend name put on updates.
     ///   - settleInterval: seconds a frame must stay put before a `did` event; 0 settles at once.
     ///   - wallClock: the timestamp source for updates (injected for tests).
-    public init(
+    package init(
         backendName: String, settleInterval: Double = 0.05, wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         context = TrackerContext(settleInterval: max(0, settleInterval), backendName: backendName, wallClock: wallClock)
@@ -70,15 +70,15 @@ public struct KeyboardTracker: Sendable {
 
     /// The earliest time at which `advance(to:)` has something to do, or nil when no transition is
     /// pending (then no timer needs to be armed).
-    public var nextDeadline: Double? { deadlines.first?.deadline }
+    package var nextDeadline: Double? { deadlines.first?.deadline }
 
     /// The keyboards that are visible (shown and not hiding), ordered by id.
-    public var visibleKeyboards: [KeyboardState] {
+    package var visibleKeyboards: [KeyboardState] {
         entries.values.filter(\.isVisible).sorted { $0.identity.id < $1.identity.id }.map(\.state)
     }
 
     /// Feeds one observation: first settles every transition due by its time, then applies it.
-    public mutating func ingest(_ observation: KeyboardObservation) -> [TrackerEmission] {
+    package mutating func ingest(_ observation: KeyboardObservation) -> [TrackerEmission] {
         var out = advance(to: observation.time)
         let id = observation.keyboard.id
         var entry = entries[id] ?? Entry(identity: observation.keyboard)
@@ -90,7 +90,7 @@ public struct KeyboardTracker: Sendable {
     }
 
     /// Settles every transition whose deadline is at or before `time`, in deadline order (ties by id).
-    public mutating func advance(to time: Double) -> [TrackerEmission] {
+    package mutating func advance(to time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
         while let next = deadlines.first, next.deadline <= time {
             deadlines.popFirst()
@@ -116,7 +116,7 @@ public struct KeyboardTracker: Sendable {
 
     /// Hides every keyboard at once (the backend lost its display server): completes what is
     /// pending, then `willHide` and `didHide` for each keyboard still visible.
-    public mutating func hideAll(at time: Double) -> [TrackerEmission] {
+    package mutating func hideAll(at time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
         for id in entries.keys.sorted() {
             guard var entry = entries[id] else { continue }
@@ -128,7 +128,7 @@ public struct KeyboardTracker: Sendable {
     }
 
     /// Forgets every keyboard without emitting anything (after a stop).
-    public mutating func reset() {
+    package mutating func reset() {
         entries.removeAll()
         deadlines = DeadlineQueue()
         timings = TimingMemory()

@@ -142,7 +142,9 @@ let package = Package(
         .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
 
         // The delivery modes in real processes: a poll() loop, dispatchMain(), and the mistake.
-        .executableTarget(name: "kbdelivery", dependencies: ["KeyboardAdapterCore"], path: "Examples/kbdelivery"),
+        .executableTarget(
+            name: "kbdelivery", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"],
+            path: "Examples/kbdelivery"),
         .testTarget(name: "DeliveryTests", dependencies: ["kbdelivery", "TestSupport"]),
         .testTarget(
             name: "KeyboardServicesTests",

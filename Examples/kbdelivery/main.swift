@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import KeyboardAdapterCore
+import KeyboardAdapterTesting
 
 // kbdelivery: the delivery modes side by side, in the surroundings a real app gives them.
 //   kbdelivery descriptor   the main thread runs its own poll() loop and never drains the main
@@ -8,8 +9,10 @@ import KeyboardAdapterCore
 //   kbdelivery main-actor   the main thread runs dispatchMain(); @MainActor closures get them
 //   kbdelivery undrained    @MainActor closures, but the main thread only sleeps: nothing is
 //                           delivered, and the manager says so on standard error
-// Each plays a short recording (a keyboard shown, then hidden) and prints one line per update
-// with the thread it arrived on.
+//   kbdelivery undrained-once  the same with one keyboard shown, live, and then silence: the
+//                           warning still comes when its delay is up
+// Each plays a short recording (a keyboard shown, then hidden), or hands one observation to an
+// in-memory backend, and prints one line per update with the thread it arrived on.
 
 let recording = """
     {"t":0,"keyboard":{"id":"demo:1","name":"osk","kind":"keyboard"},"frame":{"x":0,"y":560,"width":1280,"height":240},"geometry":"reported"}
@@ -74,7 +77,18 @@ case "undrained":
     say("the main thread slept; nothing was delivered")
     withExtendedLifetime(events) {}
     exit(0)
+case "undrained-once":
+    // One show, and then nothing more happens: no later event could carry the warning.
+    let backend = InMemoryBackend()
+    let live = KeyboardManager(backend: backend, configuration: .init(undrainedWarningDelay: 0.5))
+    let events = live.onEvent { update in say("\(update.event) (never printed)") }
+    try live.start()
+    backend.observe(KeyboardIdentity(id: "demo:1", name: "osk"), frame: Rect(x: 0, y: 560, width: 1280, height: 240))
+    sleep(2)
+    say("the main thread slept; nothing was delivered")
+    withExtendedLifetime((events, live)) {}
+    exit(0)
 default:
-    say("usage: kbdelivery descriptor|main-actor|undrained")
+    say("usage: kbdelivery descriptor|main-actor|undrained|undrained-once")
     exit(2)
 }

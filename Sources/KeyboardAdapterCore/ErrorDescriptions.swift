@@ -32,3 +32,8 @@ extension JSONParser.Failure: LocalizedError {
     /// The same line as ``description``: the reason.
     public var errorDescription: String? { description }
 }
+
+extension RecordingFailure: LocalizedError {
+    /// The same line as ``description``: `cannot write the recording PATH: REASON`.
+    public var errorDescription: String? { description }
+}

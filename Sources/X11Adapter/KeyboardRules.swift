@@ -85,6 +85,12 @@ public struct KeyboardRule: Sendable, Hashable {
         self.onscreenKeyboard = onscreenKeyboard
     }
 
+    /// The keys a rule in the rules file may have.
+    static let fileKeys: Set<String> = [
+        "name", "kind", "class", "instance", "title", "windowType", "overrideRedirect", "hasClass", "acceptsInput",
+        "onscreenKeyboard",
+    ]
+
     /// Reads a rule from the rules file; `kind` may be left out (keyboard).
     init(_ fields: JSONFields) throws(JSONParser.Failure) {
         name = try fields.string("name")
@@ -185,16 +191,26 @@ public struct KeyboardRules: Sendable, Hashable {
 
     /// Parses a rules file's contents. Throws a message naming what is wrong. Goes through the
     /// core's own JSON parser, which bounds depth and size and cannot crash, since the file is
-    /// whatever the user (or a program running as the user) wrote.
+    /// whatever the user (or a program running as the user) wrote. A key a rule cannot have (a
+    /// misspelled condition would otherwise widen the match silently) is an error naming the key
+    /// and its line.
     public static func parse(_ data: Data) throws(RulesFileError) -> [KeyboardRule] {
         guard data.count <= maximumFileSize else {
             throw RulesFileError(reason: "not a valid rules file: larger than \(maximumFileSize) bytes")
         }
+        let bytes = [UInt8](data)
         let rules: [KeyboardRule]
         do throws(JSONParser.Failure) {
-            let file = try JSONFields(JSONParser(maximumDepth: 8, maximumLength: maximumFileSize).parse([UInt8](data)))
+            let file = try JSONFields(JSONParser(maximumDepth: 8, maximumLength: maximumFileSize).parse(bytes))
             rules = try file.array("rules").enumerated().map { (index, value) throws(JSONParser.Failure) in
-                try KeyboardRule(JSONFields(value, path: "rules[\(index)]"))
+                let fields = try JSONFields(value, path: "rules[\(index)]")
+                if let unknown = fields.keys.first(where: { !KeyboardRule.fileKeys.contains($0) }) {
+                    let known = KeyboardRule.fileKeys.sorted().joined(separator: ", ")
+                    throw JSONParser.Failure(
+                        reason: "line \(line(ofKey: unknown, in: bytes)): \(fields.name(unknown)) is not a rule key "
+                            + "(a rule has \(known))")
+                }
+                return try KeyboardRule(fields)
             }
         } catch {
             throw RulesFileError(reason: "not a valid rules file: \(error.reason)")
@@ -206,28 +222,88 @@ public struct KeyboardRules: Sendable, Hashable {
         return rules
     }
 
+    /// The line of the first place `key` stands as a key (a quoted string followed by a colon).
+    private static func line(ofKey key: String, in bytes: [UInt8]) -> Int {
+        let quoted = Array(JSONValue.string(key).rendered.utf8)
+        var index = 0
+        while index + quoted.count <= bytes.count {
+            if bytes[index..<index + quoted.count].elementsEqual(quoted) {
+                var after = index + quoted.count
+                while after < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[after]) { after += 1 }
+                if after < bytes.count, bytes[after] == UInt8(ascii: ":") {
+                    return 1 + bytes[..<index].count { $0 == 0x0A }
+                }
+            }
+            index += 1
+        }
+        return 1 + bytes.count { $0 == 0x0A }
+    }
+
     /// The built-in rules plus the user's rules file, if there is one. A broken file is reported
-    /// in `problem` and ignored, so a typo never stops keyboards from being seen.
+    /// in `problem` and ignored, so a typo never stops keyboards from being seen. Only a regular
+    /// file of at most ``maximumFileSize`` bytes is read, opened without blocking: a FIFO, a
+    /// device, a socket, a directory or a symbolic link loop in its place is ignored with a
+    /// problem that says so, never waited on.
     public static func load(environment: [String: String]) -> (rules: KeyboardRules, problem: String?) {
-        let url = configFileURL(environment: environment)
-        // At most one byte past the limit is read: a huge file costs nothing and is still refused.
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return (builtIn, nil) }
+        let path = configFileURL(environment: environment).path
+        let bytes: [UInt8]
+        switch readRulesFile(path) {
+        case .absent: return (builtIn, nil)
+        case .unusable(let why): return (builtIn, "\(path): \(why); ignored")
+        case .read(let read): bytes = read
+        }
+        do {
+            return (builtIn.adding(try parse(Data(bytes))), nil)
+        } catch {
+            return (builtIn, "\(path): \(error)")
+        }
+    }
+
+    private enum FileRead {
+        case absent
+        case unusable(String)
+        case read([UInt8])
+    }
+
+    /// Reads the file at `path` when it is a regular file, at most one byte past the limit (a
+    /// huge file costs nothing and is still refused).
+    private static func readRulesFile(_ path: String) -> FileRead {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            switch errno {
+            case ENOENT, ENOTDIR: return .absent
+            case ELOOP: return .unusable("a loop of symbolic links")
+            default: return .unusable("cannot be read (\(String(cString: strerror(errno))))")
+            }
+        }
+        if let kind = notRegular(info.st_mode) { return .unusable("\(kind), not a regular file") }
+        // Not blocking, and checked again once open, should the path have changed in between.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return .unusable("cannot be read (\(String(cString: strerror(errno))))") }
         defer { close(fd) }
+        guard fstat(fd, &info) == 0 else { return .unusable("cannot be read") }
+        if let kind = notRegular(info.st_mode) { return .unusable("\(kind), not a regular file") }
         var bytes = [UInt8](repeating: 0, count: maximumFileSize + 1)
         var count = 0
         while count < bytes.count {
             let got = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
             if got < 0 && errno == EINTR { continue }
-            guard got >= 0 else { return (builtIn, "\(url.path): cannot be read") }
+            guard got >= 0 else { return .unusable("cannot be read (\(String(cString: strerror(errno))))") }
             if got == 0 { break }
             count += got
         }
-        let data = Data(bytes[0..<count])
-        do {
-            return (builtIn.adding(try parse(data)), nil)
-        } catch {
-            return (builtIn, "\(url.path): \(error)")
+        return .read(Array(bytes[0..<count]))
+    }
+
+    /// What a file of mode `mode` is when it is not a regular file, for people.
+    private static func notRegular(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a file"
         }
     }
 }

@@ -46,6 +46,8 @@ extension Options {
         var rest = arguments[...]
         var speedGiven = false
         var modes: [String] = []
+        /// The output options given, to refuse two that disagree.
+        var styles: [String] = []
 
         func value(_ flag: String, inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -67,8 +69,12 @@ extension Options {
             case "--version":
                 modes.append(flag)
                 options.mode = .version
-            case "--json": options.style = .json
-            case "--format": options.style = .format(try value(flag, inline: inline))
+            case "--json":
+                styles.append(flag)
+                options.style = .json
+            case "--format":
+                styles.append(flag)
+                options.style = .format(try value(flag, inline: inline))
             case "--backend":
                 let name = try value(flag, inline: inline)
                 guard !name.isEmpty else { throw UsageError("--backend needs a name") }
@@ -108,8 +114,10 @@ extension Options {
                 if text == "max" {
                     options.speed = nil
                 } else {
-                    guard let speed = Double(text), speed > 0, speed.isFinite else {
-                        throw UsageError("--speed needs a positive number or 'max', not '\(text)'")
+                    guard let speed = Double(text), Self.speeds.contains(speed) else {
+                        throw UsageError(
+                            "--speed needs a factor from \(Self.speeds.lowerBound) to \(Int(Self.speeds.upperBound)) "
+                                + "or 'max', not '\(text)'")
                     }
                     options.speed = speed
                 }
@@ -126,6 +134,11 @@ extension Options {
             }
         }
         if modes.count > 1 { throw UsageError("\(modes[0]) and \(modes[1]) cannot be used together") }
+        if styles.count > 1 {
+            throw UsageError(
+                styles[0] == styles[1]
+                    ? "\(styles[0]) can be given once" : "\(styles[0]) and \(styles[1]) cannot be used together")
+        }
         if speedGiven && options.replayPath == nil { throw UsageError("--speed only applies to --replay") }
         if options.replayPath != nil && (options.mode == .show || options.mode == .hide) {
             throw UsageError(
@@ -136,6 +149,10 @@ extension Options {
         }
         return options
     }
+
+    /// The replay speed factors accepted: slower than a hundredth would leave a recording playing
+    /// for days, faster than ten thousand is what `max` is for.
+    static let speeds: ClosedRange<Double> = 0.01...10_000
 
     /// A window id in decimal or `0x` hexadecimal.
     static func parseWindowID(_ text: String) -> UInt64? {

@@ -20,7 +20,7 @@ enum Usage {
           --backend NAME       x11, wayland or kwin (default: chosen from the session; also
                                KEYBOARD_ADAPTER_BACKEND)
           --replay FILE        play a recording instead of watching ('-' reads stdin)
-          --speed N|max        replay speed factor (default 1), or as fast as possible
+          --speed N|max        replay speed factor from 0.01 to 10000 (default 1), or as fast as possible
           --record FILE        also record what the backend sees, for --replay
         Behaviour:
           --settle MS          how long a frame must stay put before a did event (default 50)
@@ -59,6 +59,7 @@ enum ExitCode: Int32, CaseIterable {
     case backendFailed = 6
     case unsupported = 7
     case requestFailed = 8
+    case outputFailed = 9
 
     var meaning: String {
         switch self {
@@ -71,6 +72,7 @@ enum ExitCode: Int32, CaseIterable {
         case .backendFailed: "the display server went away while watching (keyboards reported hidden first)"
         case .unsupported: "--show, --hide: this session cannot do it (the message says why)"
         case .requestFailed: "--show, --hide: the keyboard refused or did not answer (the message says why)"
+        case .outputFailed: "standard output or the recording cannot be written (the message names it and why)"
         }
     }
 }

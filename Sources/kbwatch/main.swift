@@ -11,7 +11,9 @@ import KeyboardAdapter
 // kbwatch: watches the on-screen keyboards of this session and prints one line per event.
 // Lines are written whole with one write(2) each, so an interrupt never leaves half a line.
 
-/// Writes one line to a file descriptor in a single call (retrying only what is left).
+/// Writes one line to a file descriptor in a single call (retrying only what is left). A line
+/// that cannot be written to standard output ends kbwatch with the reason (exit 9), except a
+/// closed pipe, which is the quiet end `| head` expects.
 func emit(_ line: String, to fd: Int32 = 1) {
     let bytes = Array((line + "\n").utf8)
     var offset = 0
@@ -20,7 +22,12 @@ func emit(_ line: String, to fd: Int32 = 1) {
         if written < 0 && errno == EINTR { continue }
         // The reader went away (a closed pipe): nothing more to say to anyone.
         if written < 0 && errno == EPIPE { exit(ExitCode.success.rawValue) }
-        guard written > 0 else { return }
+        guard written > 0 else {
+            // Standard error failing leaves no one to tell.
+            guard fd != 2 else { return }
+            let reason = written < 0 ? String(cString: strerror(errno)) : "nothing could be written"
+            fail(.outputFailed, "cannot write standard output: \(reason)")
+        }
         offset += written
     }
 }
@@ -82,7 +89,10 @@ if let path = options.replayPath {
 var recorder: ObservationRecorder?
 if let path = options.recordPath {
     do {
-        recorder = try ObservationRecorder(path: path)
+        recorder = try ObservationRecorder(path: path) { failure in
+            if failure.isClosedPipe { exit(ExitCode.success.rawValue) }
+            fail(.outputFailed, failure.description)
+        }
     } catch {
         fail(.badArguments, "\(error)")
     }

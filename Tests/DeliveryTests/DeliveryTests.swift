@@ -56,4 +56,18 @@ struct DeliveryTests {
             result.stderr.contains("KeyboardAdapter: main-actor callbacks have waited")
                 && result.stderr.contains("delivery .descriptor"), "\(result.stderr)")
     }
+
+    @Test("one show and then silence, in an app that never runs the main queue: the warning comes when its delay is up")
+    func undrainedOnce() throws {
+        let started = Date()
+        let result = try run("undrained-once")
+        #expect(result.status == 0)
+        #expect(result.stdout == "the main thread slept; nothing was delivered\n")
+        #expect(
+            result.stderr == "KeyboardAdapter: main-actor callbacks have waited 0.5 s: the main thread does not run "
+                + "the main queue (dispatchMain(), a RunLoop or an async main); an app with its own loop should "
+                + "subscribe with delivery .descriptor and watch KeyboardManager.pollDescriptor\n",
+            "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
 }

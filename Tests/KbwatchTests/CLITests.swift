@@ -15,7 +15,7 @@ struct CLITests {
         ] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
-        for code in 0...6 { #expect(result.stdout.contains("  \(code)  "), "help lacks exit code \(code)") }
+        for code in 0...9 { #expect(result.stdout.contains("  \(code)  "), "help lacks exit code \(code)") }
         #expect(result.stdout.contains("%e"))
     }
 
@@ -38,6 +38,16 @@ struct CLITests {
             (["--format"], "--format needs a value"),
             (["stray"], "unexpected argument 'stray'"),
             (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland, kwin)"),
+            (
+                ["--replay", "r", "--speed", "1e-300"],
+                "--speed needs a factor from 0.01 to 10000 or 'max', not '1e-300'"
+            ),
+            (["--replay", "r", "--speed", "0"], "--speed needs a factor from 0.01 to 10000 or 'max', not '0'"),
+            (["--replay", "r", "--speed", "20000"], "--speed needs a factor from 0.01 to 10000 or 'max', not '20000'"),
+            (["--json", "--format", "%e"], "--json and --format cannot be used together"),
+            (["--format", "%e", "--json"], "--format and --json cannot be used together"),
+            (["--format", "%e", "--format", "%k"], "--format can be given once"),
+            (["--json", "--json"], "--json can be given once"),
         ])
     func badArguments(arguments: [String], reason: String) throws {
         let result = try Kbwatch.run(arguments)

@@ -42,4 +42,26 @@ struct FreshServerTests {
         let list = try Kbwatch.run(["--list-backends"], environment: session.environment)
         #expect(list.status == 0 && list.stdout.contains("x11: available"), "\(list.stdout)")
     }
+
+    @Test("a FIFO in the rules path hangs nothing: --state, --doctor, --list-backends and watching go on, with a note")
+    func fifoRulesFile() throws {
+        guard try Programs.ready(["Xvfb", "xvkbd"]) else { return }
+        let session = try X11Session()
+        defer { session.stop() }
+        let directory = session.directory + "/config/keyboard-adapter"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(mkfifo(directory + "/rules.json", 0o600) == 0)
+        let doctor = try Kbwatch.run(["--doctor"], environment: session.environment, timeout: 10)
+        #expect(doctor.status == 0, "\(doctor.stderr)")
+        #expect(doctor.stdout.contains("rules.json: a FIFO, not a regular file; ignored"), "\(doctor.stdout)")
+        let state = try Kbwatch.run(["--state"], environment: session.environment, timeout: 10)
+        #expect(state.status == 1, "\(state.stderr)")
+        let list = try Kbwatch.run(["--list-backends"], environment: session.environment, timeout: 10)
+        #expect(list.status == 0 && list.stdout.contains("x11: available"), "\(list.stdout)")
+        let watching = try Kbwatch.start(["--json"], environment: session.environment)
+        defer { watching.stop() }
+        let keyboard = try session.start("xvkbd")
+        defer { keyboard.stop() }
+        try Wait.require("kbwatch to report xvkbd", timeout: 15) { watching.log.contains("\"didShow\"") }
+    }
 }

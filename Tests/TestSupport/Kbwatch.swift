@@ -25,6 +25,14 @@ public enum Kbwatch {
         public var stderr: String
         /// Standard output's raw bytes.
         public var stdoutData: Data
+
+        /// A result, for runs made another way (through a shell).
+        public init(status: Int32, stdout: String, stderr: String, stdoutData: Data) {
+            self.status = status
+            self.stdout = stdout
+            self.stderr = stderr
+            self.stdoutData = stdoutData
+        }
         /// Standard output split into lines (without the trailing empty one).
         public var lines: [String] {
             stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)

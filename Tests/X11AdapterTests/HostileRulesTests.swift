@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 @testable import X11Adapter
@@ -45,6 +46,87 @@ struct HostileRulesTests {
         let loaded = try load(bytes)
         #expect(loaded.rules == .builtIn)
         #expect(loaded.problem?.contains(problem) == true, "\(loaded.problem ?? "no problem")")
+    }
+
+    @Test("a misspelled condition is an error naming the key and its line, never a wider match")
+    func unknownKey() throws {
+        let text = """
+            { "rules": [
+                { "name": "florence", "class": "Florence" },
+                { "name": "mine",
+                  "clas": "Mine" }
+            ] }
+            """
+        let loaded = try load(Array(text.utf8))
+        #expect(loaded.rules == .builtIn)
+        #expect(
+            loaded.problem?.contains(
+                "line 4: rules[1].clas is not a rule key (a rule has acceptsInput, class, hasClass, instance, kind, "
+                    + "name, onscreenKeyboard, overrideRedirect, title, windowType)") == true,
+            "\(loaded.problem ?? "no problem")")
+    }
+
+    /// A private config directory whose rules path is made by `make`, loaded.
+    func loadPlaced(_ make: (String) throws -> Void) throws -> (rules: KeyboardRules, problem: String?) {
+        let home = NSTemporaryDirectory() + "placed-rules-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let environment = ["XDG_CONFIG_HOME": home]
+        let url = KeyboardRules.configFileURL(environment: environment)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try make(url.path)
+        return KeyboardRules.load(environment: environment)
+    }
+
+    @Test("a FIFO, a socket, a device, a directory and a symlink loop are ignored with a note, never waited on")
+    func notRegularFiles() throws {
+        let fifo = try loadPlaced { path in #expect(mkfifo(path, 0o600) == 0) }
+        #expect(
+            fifo.rules == .builtIn && fifo.problem?.hasSuffix("rules.json: a FIFO, not a regular file; ignored") == true
+        )
+        let socket = try loadPlaced { path in
+            let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                path.utf8CString.withUnsafeBytes {
+                    raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0.prefix(raw.count)))
+                }
+            }
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
+            }
+            #expect(bound == 0)
+            close(fd)
+        }
+        #expect(socket.problem?.hasSuffix("a socket, not a regular file; ignored") == true, "\(socket.problem ?? "")")
+        let device = try loadPlaced { path in
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/zero")
+        }
+        #expect(device.problem?.hasSuffix("a device, not a regular file; ignored") == true, "\(device.problem ?? "")")
+        let directory = try loadPlaced { path in
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
+        #expect(directory.problem?.hasSuffix("a directory, not a regular file; ignored") == true)
+        let loop = try loadPlaced { path in
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".b")
+            try FileManager.default.createSymbolicLink(atPath: path + ".b", withDestinationPath: path)
+        }
+        #expect(loop.rules == .builtIn && loop.problem?.hasSuffix("a loop of symbolic links; ignored") == true)
+        let absent = try loadPlaced { _ in }
+        #expect(absent.rules == .builtIn && absent.problem == nil)
+    }
+
+    @Test("a symbolic link to a regular rules file is read")
+    func linkToFile() throws {
+        let linked = try loadPlaced { path in
+            try #"{"rules":[{"name":"florence","class":"Florence"}]}"#.write(
+                toFile: path + ".real", atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: path + ".real")
+        }
+        #expect(linked.problem == nil)
+        #expect(linked.rules.rules.first == KeyboardRule(name: "florence", windowClass: "Florence"))
     }
 
     @Test("a rules file that still parses keeps working")

@@ -31,21 +31,23 @@ final class HeldDeliveries: Sendable {
 
 /// Counts deliveries handed to a queue or the descriptor and not yet run, and says once when
 /// some have waited too long: a main queue that nothing runs, a blocked queue or a descriptor
-/// nobody reads would otherwise lose events without a word. Checked when the next delivery is
-/// handed out, so it costs no timer and no wake-up.
+/// nobody reads would otherwise lose events without a word. The wait is a deadline of the
+/// manager's run loop (``BacklogSource``), so the warning comes when the delay is up, whether or
+/// not another event follows; it costs no timer and no wake-up while nothing waits.
 final class DeliveryBacklog: Sendable {
     enum Target: Sendable, CaseIterable {
         case mainActor, queue, descriptor
 
-        func advice(waited seconds: Int) -> String {
-            switch self {
+        func advice(waited seconds: Double) -> String {
+            let waited = NumberWording.seconds(seconds)
+            return switch self {
             case .mainActor:
-                "main-actor callbacks have waited \(seconds) s: the main thread does not run the main queue "
+                "main-actor callbacks have waited \(waited): the main thread does not run the main queue "
                     + "(dispatchMain(), a RunLoop or an async main); an app with its own loop should subscribe "
                     + "with delivery .descriptor and watch KeyboardManager.pollDescriptor"
-            case .queue: "callbacks on a dispatch queue have waited \(seconds) s: the queue is blocked or suspended"
+            case .queue: "callbacks on a dispatch queue have waited \(waited): the queue is blocked or suspended"
             case .descriptor:
-                "callbacks for delivery .descriptor have waited \(seconds) s: nothing calls dispatchPending() "
+                "callbacks for delivery .descriptor have waited \(waited): nothing calls dispatchPending() "
                     + "when KeyboardManager.pollDescriptor is readable"
             }
         }
@@ -69,16 +71,15 @@ final class DeliveryBacklog: Sendable {
 
     func queued(_ target: Target, count: Int) {
         let now = MonotonicClock.now()
-        let waited = counts.withLock { counts -> Double? in
+        counts.withLock { counts in
             var entry = counts[target] ?? Count()
-            defer { counts[target] = entry }
             if entry.waiting == 0 { entry.since = now }
             entry.waiting += count
-            guard !entry.warned, entry.waiting > count, now - entry.since >= delay else { return nil }
-            entry.warned = true
-            return now - entry.since
+            counts[target] = entry
         }
-        if let waited { report(target.advice(waited: Int(waited.rounded()))) }
+        // A loop whose clock is not the monotonic one (a replay) has no deadline for it: the
+        // check is made whenever something more is handed out.
+        warnOverdue(now: now)
     }
 
     func drained(_ target: Target, count: Int) {
@@ -86,5 +87,50 @@ final class DeliveryBacklog: Sendable {
         counts.withLock { counts in
             counts[target, default: Count()].waiting = max(0, counts[target, default: Count()].waiting - count)
         }
+    }
+
+    /// When the next warning is due, on the monotonic clock; nil while nothing waits unwarned.
+    var nextWarning: Double? {
+        counts.withLock { counts in
+            counts.values.filter { $0.waiting > 0 && !$0.warned }.map { $0.since + delay }.min()
+        }
+    }
+
+    /// Says once per target that its deliveries have waited `delay` or more by `now`.
+    func warnOverdue(now: Double) {
+        let overdue = counts.withLock { counts -> [(Target, Double)] in
+            var overdue: [(Target, Double)] = []
+            for target in Target.allCases {
+                guard var entry = counts[target], entry.waiting > 0, !entry.warned, now - entry.since >= delay else {
+                    continue
+                }
+                entry.warned = true
+                counts[target] = entry
+                overdue.append((target, now - entry.since))
+            }
+            return overdue
+        }
+        // Outside the lock: the report is the app's closure.
+        for (target, waited) in overdue { report(target.advice(waited: waited)) }
+    }
+}
+
+/// The backlog's warning as a deadline of the manager's run loop (whose clock is the monotonic
+/// one for live backends).
+final class BacklogSource: LoopSource, Sendable {
+    private let backlog: DeliveryBacklog
+
+    init(_ backlog: DeliveryBacklog) { self.backlog = backlog }
+
+    var deadline: Double? { backlog.nextWarning }
+
+    func deadlineReached() { backlog.warnOverdue(now: MonotonicClock.now()) }
+}
+
+/// Seconds for people: whole seconds as `2 s`, others with one decimal (`0.5 s`).
+enum NumberWording {
+    static func seconds(_ value: Double) -> String {
+        let tenths = (value * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10)) s" : "\(tenths / 10) s"
     }
 }

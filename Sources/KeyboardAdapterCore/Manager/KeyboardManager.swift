@@ -32,7 +32,9 @@ public final class KeyboardManager: Sendable {
         public var settleInterval: Double
         /// Seconds after which deliveries that nobody drains (a main queue that never runs, a
         /// queue that is blocked, a descriptor nobody reads) are reported once through
-        /// ``diagnostics`` (default 2).
+        /// ``diagnostics`` (default 2): when the delay is up, by the run loop's own deadline,
+        /// whether or not another event comes (during a replay, which has a clock of its own, at
+        /// the next delivery after it).
         public var undrainedWarningDelay: Double
         /// Where the manager reports what no error can carry, such as deliveries that nobody
         /// drains; standard error by default. Called on the run loop's thread.
@@ -126,8 +128,11 @@ public final class KeyboardManager: Sendable {
             let settle = SettleSource(manager: WeakManager(self), session: session)
             // The closure holds no reference to the manager: releasing the manager right after
             // start must release it on the releasing thread, not later on the loop's.
+            // A replay plays on a clock of its own: the backlog's deadline is on the monotonic one.
+            let backlogSource = backend.capabilities.contains(.drivesClock) ? nil : BacklogSource(backlog)
             try session.begin(backend: backend) { [backend] context in
                 context.add(settle)
+                if let backlogSource { context.add(backlogSource) }
                 try backend.start(in: context, sink: sink)
             }
         } catch {

@@ -20,6 +20,9 @@ package struct JSONFields: Sendable {
     /// Whether the object has `key`, null or not.
     package func contains(_ key: String) -> Bool { members[key] != nil }
 
+    /// The object's keys, sorted (for formats that refuse keys they do not know).
+    package var keys: [String] { members.keys.sorted() }
+
     /// The dotted path of `key`.
     package func name(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
 

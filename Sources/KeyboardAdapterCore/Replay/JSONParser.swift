@@ -13,6 +13,9 @@ package struct JSONParser: Sendable {
         package var reason: String
         /// The reason.
         package var description: String { reason }
+
+        /// A failure for `reason`, also for checks made by a format on top of the parser.
+        package init(reason: String) { self.reason = reason }
     }
 
     /// The deepest nesting of arrays and objects accepted.

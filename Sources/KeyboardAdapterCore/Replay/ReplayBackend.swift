@@ -14,6 +14,12 @@ import Synchronization
 /// A malformed line stops the replay there: the lines before it have been delivered and settled,
 /// and the failure (kind `.malformedInput`) names the line and the reason.
 public final class ReplayBackend: KeyboardBackend {
+    /// The most keyboards a recording may show at once (4096: a session has a handful). A line
+    /// that would show one more stops the replay with a malformed-input failure naming that line;
+    /// what came before it stands. It bounds what a recording can make the tracker hold (each
+    /// keyboard tracked costs about 2 KB).
+    public static let maximumVisibleKeyboards = 4096
+
     /// How fast to play.
     public enum Speed: Sendable, Hashable {
         /// As recorded, multiplied by the factor (2 is twice as fast).
@@ -127,6 +133,8 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
     private var next: KeyboardObservation?
     private var lineNumber = 0
     private var previousTime: Double?
+    /// The keyboards shown as of the last line read, bounded by ``ReplayBackend/maximumVisibleKeyboards``.
+    private var shown: Set<String> = []
     private var ended = false
 
     init(
@@ -175,9 +183,20 @@ final class ReplayPlayer: LoopSource, @unchecked Sendable {
             }
             lineNumber += 1
             if text.allSatisfy(\.isWhitespace) { continue }
-            do {
+            do throws(ObservationCodec.LineError) {
                 let observation = try ObservationCodec.decode(
                     text[...], lineNumber: lineNumber, previousTime: previousTime)
+                if observation.isShown {
+                    guard shown.count < ReplayBackend.maximumVisibleKeyboards || shown.contains(observation.keyboard.id)
+                    else {
+                        throw ObservationCodec.LineError(
+                            line: lineNumber,
+                            reason: "more than \(ReplayBackend.maximumVisibleKeyboards) keyboards visible at once")
+                    }
+                    shown.insert(observation.keyboard.id)
+                } else {
+                    shown.remove(observation.keyboard.id)
+                }
                 previousTime = observation.time
                 next = observation
                 clock.frontier = observation.time

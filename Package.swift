@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "kbwatch", targets: ["kbwatch"]),
         .executable(name: "kbdemo", targets: ["kbdemo"]),
         .executable(name: "kbshot", targets: ["kbshot"]),
+        .executable(name: "kbglib", targets: ["kbglib"]),
         .executable(name: "x11bench", targets: ["x11bench"]),
         .executable(name: "kbfuzz", targets: ["kbfuzz"]),
     ],
@@ -145,7 +146,12 @@ let package = Package(
         .executableTarget(
             name: "kbdelivery", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"],
             path: "Examples/kbdelivery"),
-        .testTarget(name: "DeliveryTests", dependencies: ["kbdelivery", "TestSupport"]),
+        // The descriptor in a GLib main loop, from inside a class that hands itself to a C callback.
+        .systemLibrary(
+            name: "CGLib", path: "Sources/CGLib", pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]),
+        .executableTarget(name: "kbglib", dependencies: ["KeyboardAdapter", "CGLib"], path: "Examples/glibbar"),
+        .testTarget(name: "DeliveryTests", dependencies: ["kbdelivery", "kbglib", "TestSupport"]),
         .testTarget(
             name: "KeyboardServicesTests",
             dependencies: ["KeyboardServices", "X11Adapter", "KeyboardAdapterCore", "TestSupport"]),

@@ -26,6 +26,13 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     private var pending: [Int: (slot: BusSlot?, completion: ((BusMessage?) -> Void))] = [:]
     private var nextCall = 0
     private var mustProcess = true
+    /// When to read the property again after an argument-less change signal, until it changes:
+    /// KWin 6 signals a show before its `visible` turns true, and sends no second signal.
+    private var rereads: [Double] = []
+    /// After a change signal, the property is read again this long after it (seconds), until a
+    /// reading differs: KWin 6.3's `visible` turns true 40 to 300 ms after its signal (the first,
+    /// cold show the latest), so the reads go on, further apart, for a second at most.
+    static let rereadOffsets = [0.04, 0.08, 0.14, 0.22, 0.3, 0.42, 0.6, 0.8, 1.0]
     private(set) var isClosed = false
     private(set) var current = KeyboardServiceState(status: .unknown)
 
@@ -47,7 +54,12 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         matches = [owner, properties]
         if let rule = interface.changeRule {
             // A change signal carries no value: the property is read again.
-            matches.append(try connection.addMatch(rule) { [unowned self] _ in self.refreshVisible() })
+            matches.append(
+                try connection.addMatch(rule) { [unowned self] _ in
+                    self.refreshVisible()
+                    let now = MonotonicClock.now()
+                    self.rereads = Self.rereadOffsets.map { now + $0 }
+                })
         }
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
@@ -73,10 +85,16 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         guard !isClosed else { return nil }
         // A batch cut short comes back at once.
         if mustProcess { return 0 }
-        return connection.timeoutMicroseconds.map { Double($0) / 1_000_000 }
+        let bus = connection.timeoutMicroseconds.map { Double($0) / 1_000_000 }
+        guard let reread = rereads.first else { return bus }
+        return min(bus ?? reread, reread)
     }
 
     func deadlineReached() {
+        if let reread = rereads.first, reread <= MonotonicClock.now() {
+            rereads.removeFirst()
+            refreshVisible()
+        }
         mustProcess = true
         drain()
         // sd-bus moves its timeout once it has processed; a timeout it keeps in the past would
@@ -184,6 +202,8 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         var state = current
         switch reading {
         case .value(let visible):
+            // The change a signal announced has come: no more reading again.
+            if visible != current.isVisible { rereads.removeAll() }
             state.isVisible = visible
             // A running keyboard speaks for itself, whatever was heard of its owner so far.
             state.status = .running

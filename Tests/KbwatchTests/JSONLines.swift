@@ -45,7 +45,7 @@ extension WatchedProcess {
     /// The first JSON line after line `index` whose event is `event`, waiting up to `timeout`.
     func next(_ event: String, after index: Int, timeout: Double = 10) throws -> JSONLine {
         var found: JSONLine?
-        try Wait.require("kbwatch to print \(event) (\(errors))", timeout: timeout) {
+        try Wait.require("kbwatch to print \(event) (\(errors); printed \(lines.all.map(\.text)))", timeout: timeout) {
             for (offset, line) in lines.all.enumerated().dropFirst(index) {
                 if let object = try? JSONLine(line.text, index: offset + 1), object.string("event") == event {
                     found = object

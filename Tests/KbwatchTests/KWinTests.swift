@@ -2,18 +2,22 @@ import Foundation
 import TestSupport
 import Testing
 
-/// KDE Plasma's stack: headless KWin 5.27 with maliit-keyboard as its input method, shown with
-/// `forceActivate` (Plasma's keyboard button) and hidden with `active` false, watched by kbwatch
-/// as the session's user. KWin says whether its keyboard is up, never where: frames are null and
-/// geometry unknown.
+/// KDE Plasma's stack: headless KWin (5.27 from Debian 12, 6.3 from the Debian 13 userland) with
+/// maliit-keyboard as its input method, shown with `forceActivate` (Plasma's keyboard button) and
+/// hidden with `active` false, watched by the host's kbwatch as the session's user. KWin says
+/// whether its keyboard is up, never where: frames are null and geometry unknown. KWin 6 signals
+/// a show before its `visible` turns true: every show must still be seen.
 @Suite("kwin: KWin's virtual keyboard with maliit-keyboard")
 struct KWinTests {
-    static let programs = ["kwin_wayland", "maliit-keyboard", "dbus-daemon", "dbus-send"]
+    /// What runs in the session, from the stack under test (dbus-send, the tests' own tool, is the host's).
+    static let sessionPrograms = ["kwin_wayland", "maliit-keyboard", "dbus-daemon"]
 
-    @Test("selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher")
-    func showAndHide() throws {
-        guard try Programs.ready(Self.programs) else { return }
-        let kwin = try HeadlessKWin()
+    @Test(
+        "selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher",
+        arguments: Stack.allCases)
+    func showAndHide(stack: Stack) throws {
+        guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms) else { return }
+        let kwin = try HeadlessKWin(stack: stack)
         defer { kwin.stop() }
 
         // The session picks kwin; wayland (KWin offers layer shell) says why it cannot.
@@ -76,10 +80,14 @@ struct KWinTests {
         }
     }
 
-    @Test("a GTK 3 entry taking the focus brings maliit up, the focus moving away takes it down: one pair each")
-    func entryFocus() throws {
-        guard try Programs.ready(Self.programs + ["/usr/bin/python3"]) else { return }
-        let kwin = try HeadlessKWin()
+    @Test(
+        "a GTK 3 entry taking the focus brings maliit up, the focus moving away takes it down: one pair each",
+        arguments: Stack.allCases)
+    func entryFocus(stack: Stack) throws {
+        guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms + ["python3"]) else {
+            return
+        }
+        let kwin = try HeadlessKWin(stack: stack)
         defer { kwin.stop() }
         let app = try kwin.launchGTK(EntryApp.script, name: "entry.py")
         try Wait.require("the app's window to be active", timeout: 15) { app.log.contains("active") || !app.isRunning }
@@ -101,10 +109,12 @@ struct KWinTests {
         #expect(events == ["willShow", "didShow", "willHide", "didHide"])
     }
 
-    @Test("the bus going away hides the keyboard and the watch goes on; KWin going away ends it with exit 6")
-    func goingAway() throws {
-        guard try Programs.ready(Self.programs) else { return }
-        let kwin = try HeadlessKWin()
+    @Test(
+        "the bus going away hides the keyboard and the watch goes on; KWin going away ends it with exit 6",
+        arguments: Stack.allCases)
+    func goingAway(stack: Stack) throws {
+        guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms) else { return }
+        let kwin = try HeadlessKWin(stack: stack)
         defer { kwin.stop() }
         let watcher = try kwin.watch(["--json"])
         defer { watcher.stop() }

@@ -10,7 +10,9 @@ import Foundation
 public final class ChildProcess: @unchecked Sendable {
     /// The program's path or name.
     public let executable: String
-    /// Its process id.
+    /// Its process id: the program's own, also when it runs in the Debian 13 userland, where the
+    /// process started is bubblewrap and the program its child (signals go to the program; when it
+    /// ends, bubblewrap ends with it).
     public let pid: Int32
     /// Where its stdout and stderr go.
     public let logPath: String
@@ -35,7 +37,29 @@ public final class ChildProcess: @unchecked Sendable {
         if stdinNull { process.standardInput = FileHandle.nullDevice }
         try Programs.start(process)
         self.process = process
-        pid = process.processIdentifier
+        let launcher = process.processIdentifier
+        pid = Self.isSandboxed(executable, arguments) ? Self.sandboxedProgram(of: launcher) : launcher
+    }
+
+    /// Whether the command runs bubblewrap (directly, or through `setpriv ... --`).
+    private static func isSandboxed(_ executable: String, _ arguments: [String]) -> Bool {
+        if (executable as NSString).lastPathComponent == "bwrap" { return true }
+        guard (executable as NSString).lastPathComponent == "setpriv", let end = arguments.firstIndex(of: "--"),
+            end + 1 < arguments.count
+        else { return false }
+        return (arguments[end + 1] as NSString).lastPathComponent == "bwrap"
+    }
+
+    /// bubblewrap's child, the program, once it is there (a few milliseconds); bubblewrap's own pid
+    /// when it never comes (bubblewrap failed: its exit is then what the test sees).
+    private static func sandboxedProgram(of launcher: Int32) -> Int32 {
+        var child: Int32?
+        _ = Wait.until(timeout: 5) {
+            let list = (try? String(contentsOfFile: "/proc/\(launcher)/task/\(launcher)/children", encoding: .utf8)) ?? ""
+            child = list.split(separator: " ").first.flatMap { Int32($0) }
+            return child != nil || kill(launcher, 0) != 0
+        }
+        return child ?? launcher
     }
 
     /// True while the process has not exited.

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A headless KWin (`kwin_wayland --virtual`, 1280x800) with maliit-keyboard as its input method,
-/// on a session bus of its own, all run as `TestUser` (a session bus started by a user refuses
+/// on a session bus of its own, from Debian 12 (KWin 5.27) or the Debian 13 userland (KWin 6.3),
+/// all run as `TestUser` (a session bus started by a user refuses
 /// other users, root included): programs that talk to it run as that user too, through `run(_:)`
 /// and `watch(_:)`. Everything ends by pid when released, maliit (which KWin starts) included.
 public final class HeadlessKWin: @unchecked Sendable {
@@ -15,12 +16,15 @@ public final class HeadlessKWin: @unchecked Sendable {
     public let kwin: ChildProcess
     /// The absolute path of KWin's Wayland socket.
     public let socket: String
+    /// The Debian stack KWin, maliit, the bus and the apps come from.
+    public let stack: Stack
     private let user: (uid: uid_t, gid: gid_t)
     private let kbwatchCopy: String
     private var apps: [ChildProcess] = []
 
-    /// Starts the bus and KWin, and waits until KWin's virtual keyboard is available.
-    public init(timeout: Double = 30) throws {
+    /// Starts the bus and KWin from `stack`, and waits until KWin's virtual keyboard is available.
+    public init(stack: Stack = .debian12, timeout: Double = 30) throws {
+        self.stack = stack
         user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user, prefix: "kbadapter-kwin")
         busAddress = "unix:path=\(runtime.xdg)/bus"
@@ -34,10 +38,17 @@ public final class HeadlessKWin: @unchecked Sendable {
         chown(config + "/kwinrc", user.uid, user.gid)
         // kwin_wayland carries a file capability (cap_sys_resource) that some containers refuse to
         // exec; a plain copy has none. It must keep its name: KWin's platform plugin checks it.
+        // The Debian 13 userland carries such a copy of its own (scripts/debian13-userland).
         let bin = runtime.path + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: bin + "/kwin_wayland")
-        chmod(bin + "/kwin_wayland", 0o755)
+        let kwinProgram: String
+        if stack == .debian13 {
+            kwinProgram = "/opt/keyboard-adapter/kwin_wayland"
+        } else {
+            try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: bin + "/kwin_wayland")
+            chmod(bin + "/kwin_wayland", 0o755)
+            kwinProgram = bin + "/kwin_wayland"
+        }
         // The test user may not reach the build directory (a clone under /root): kbwatch is copied.
         kbwatchCopy = bin + "/kbwatch"
         try FileManager.default.copyItem(atPath: Kbwatch.path, toPath: kbwatchCopy)
@@ -48,10 +59,10 @@ public final class HeadlessKWin: @unchecked Sendable {
         ]
         var started: [ChildProcess] = []
         do {
-            let (busProgram, busArguments) = TestUser.command(
+            let (busProgram, busArguments) = try Userland.command(
                 ["/usr/bin/env", "-i"] + environment + [
                     "dbus-daemon", "--session", "--address=\(busAddress)", "--nofork", "--nopidfile",
-                ], as: user)
+                ], on: stack, as: user, accounts: runtime.path)
             let bus = try ChildProcess(busProgram, busArguments, directory: runtime.path)
             started.append(bus)
             self.bus = bus
@@ -59,13 +70,13 @@ public final class HeadlessKWin: @unchecked Sendable {
             try Wait.require("the session bus socket", timeout: 10) { UnixSocket.accepts(busSocket) || !bus.isRunning }
             // Without touch input KWin keeps the keyboard hidden; KWIN_IM_SHOW_ALWAYS lifts that.
             // maliit's debug output logs the rectangle it settles on.
-            let (program, arguments) = TestUser.command(
+            let (program, arguments) = try Userland.command(
                 ["/usr/bin/env", "-i"] + environment + [
                     "DBUS_SESSION_BUS_ADDRESS=\(busAddress)", "KWIN_IM_SHOW_ALWAYS=1",
-                    "QT_LOGGING_RULES=maliit.*.debug=true", bin + "/kwin_wayland", "--virtual", "--width", "1280",
+                    "QT_LOGGING_RULES=maliit.*.debug=true", kwinProgram, "--virtual", "--width", "1280",
                     "--height", "800", "--socket", "wayland-kw", "--no-lockscreen", "--no-global-shortcuts",
                     "--no-kactivities",
-                ], as: user)
+                ], on: stack, as: user, accounts: runtime.path)
             kwin = try ChildProcess(program, arguments, directory: runtime.path)
             started.append(kwin)
         } catch {
@@ -120,9 +131,9 @@ public final class HeadlessKWin: @unchecked Sendable {
     /// ended with the session.
     public func launchGTK(_ script: String, name: String) throws -> ChildProcess {
         let path = try runtime.write(name, script)
-        let (program, arguments) = TestUser.command(
+        let (program, arguments) = try Userland.command(
             ["/usr/bin/env", "-i"] + environment + ["GDK_BACKEND=wayland", "NO_AT_BRIDGE=1", "/usr/bin/python3", path],
-            as: user)
+            on: stack, as: user, accounts: runtime.path)
         let app = try ChildProcess(program, arguments, directory: runtime.path)
         apps.append(app)
         return app

@@ -39,13 +39,16 @@ public final class HeadlessSway: @unchecked Sendable {
     public let process: ChildProcess
     /// The absolute path of the Wayland socket (usable as `WAYLAND_DISPLAY`).
     public let socket: String
+    /// The Debian stack sway comes from.
+    public let stack: Stack
 
-    /// Starts sway with `outputs` (HEADLESS-1, HEADLESS-2, ...), an optional bar and `extraConfig`
-    /// lines, and waits until its Wayland socket exists.
+    /// Starts sway from `stack` with `outputs` (HEADLESS-1, HEADLESS-2, ...), an optional bar and
+    /// `extraConfig` lines, and waits until its Wayland socket exists.
     public init(
         outputs: [OutputSpec] = [OutputSpec(width: 1280, height: 800)], bar: BarPosition? = nil,
-        extraConfig: String = "", timeout: Double = 15
+        extraConfig: String = "", timeout: Double = 15, stack: Stack = .debian12
     ) throws {
+        self.stack = stack
         let user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user)
         var config = "xwayland disable\n"
@@ -61,12 +64,12 @@ public final class HeadlessSway: @unchecked Sendable {
         let configPath = try runtime.write("sway.config", config)
         // env -i keeps the test's display variables away from it; env execs sway in place, so the
         // pid we hold is sway's own.
-        let (program, arguments) = TestUser.command(
+        let (program, arguments) = try Userland.command(
             [
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
                 "WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
                 "WLR_HEADLESS_OUTPUTS=\(outputs.count)", "sway", "-c", configPath,
-            ], as: user)
+            ], on: stack, as: user, accounts: runtime.path)
         process = try ChildProcess(program, arguments, directory: runtime.path)
         socket = runtime.xdg + "/wayland-1"
         let socketPath = socket
@@ -105,6 +108,22 @@ public final class HeadlessSway: @unchecked Sendable {
             throw TestFailure("swaymsg \(arguments.joined(separator: " ")) failed: \(result.output)")
         }
         return result.output
+    }
+
+    /// Starts a client of this sway from its stack (a keyboard such as wvkbd), as the test user on
+    /// Debian 13 and as the test process otherwise, with `clientEnvironment`.
+    public func startClient(_ command: [String]) throws -> ChildProcess {
+        guard stack == .debian13 else {
+            return try ChildProcess(
+                command[0], Array(command.dropFirst()), environment: clientEnvironment, directory: runtime.path)
+        }
+        let user = try TestUser.ensure()
+        let (program, arguments) = try Userland.command(
+            [
+                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
+                "WAYLAND_DISPLAY=\(socket)",
+            ] + command, on: stack, as: user, accounts: runtime.path)
+        return try ChildProcess(program, arguments, directory: runtime.path)
     }
 
     /// Ends sway by its pid.

@@ -87,9 +87,7 @@ enum Fixture {
 
     /// Starts wvkbd-mobintl hidden and waits until it handles SIGUSR1 and SIGUSR2.
     static func wvkbd(_ sway: HeadlessSway, arguments: [String] = []) throws -> ChildProcess {
-        let keyboard = try ChildProcess(
-            "wvkbd-mobintl", ["--hidden"] + arguments, environment: sway.clientEnvironment,
-            directory: sway.runtime.path)
+        let keyboard = try sway.startClient(["wvkbd-mobintl", "--hidden"] + arguments)
         do {
             try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
                 keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning

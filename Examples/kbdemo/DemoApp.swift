@@ -11,6 +11,7 @@ final class DemoApp {
     private let window: DemoWindow
     private let mailbox: Mailbox
     private let feed: KeyboardFeed
+    private let drag: BarDrag
     private var keyboards = KeyboardFrames()
     /// The window's inner rectangle in root coordinates; nil until the server has placed it.
     private var frame: Rect?
@@ -27,6 +28,7 @@ final class DemoApp {
         window = try DemoWindow(title: "KeyboardAdapter demo", width: 800, height: 600, position: position)
         feed = KeyboardFeed(backend: backend)
         if let problem = feed.problem { say("keyboards are not followed: \(problem)") }
+        drag = BarDrag(manager: feed.manager, mailbox: mailbox)
     }
 
     /// The mailbox, for the signal handlers.
@@ -47,9 +49,9 @@ final class DemoApp {
             handleMessages()
             guard running else { break }
             let now = MonotonicClock.now()
-            let inset = bar.inset(at: now)
+            let inset = drag.inset(forBar: bar.inset(at: now), at: now)
             if needsRender || inset != drawnInset { render(inset: inset) }
-            if !bar.isMoving(at: now) { reportSettled() }
+            if !bar.isMoving(at: now) && !drag.isMoving(at: now) { reportSettled() }
             // Round trips, and flushing (which reads while it writes), pull events into Xlib's
             // queue where poll() never sees them: the last Xlib call before blocking is an
             // XPending (it flushes too) that found nothing.
@@ -57,7 +59,7 @@ final class DemoApp {
             if XConnectionBroken.flag { return lostServer() }
             if pending > 0 { continue }
             // Idle: sleep until something happens. Moving: wake for the next frame (60 Hz).
-            let timeout: Int32 = bar.isMoving(at: now) ? 16 : -1
+            let timeout: Int32 = bar.isMoving(at: now) || drag.isMoving(at: now) ? 16 : -1
             for i in fds.indices { fds[i].revents = 0 }
             if poll(&fds, nfds_t(fds.count), timeout) < 0 && errno != EINTR {
                 say("poll failed: \(String(cString: strerror(errno)))")
@@ -94,6 +96,11 @@ final class DemoApp {
                 }
             case MapNotify, ReparentNotify:
                 placeFromServer()
+            case ButtonPress where event.xbutton.button == UInt32(Button1),
+                ButtonRelease where event.xbutton.button == UInt32(Button1):
+                pointer(event.type, x: event.xbutton.x, y: event.xbutton.y, time: event.xbutton.time)
+            case MotionNotify:
+                pointer(event.type, x: event.xmotion.x, y: event.xmotion.y, time: event.xmotion.time)
             case ClientMessage:
                 let message = event.xclient
                 if message.message_type == window.wmProtocols, message.format == 32,
@@ -108,6 +115,13 @@ final class DemoApp {
         }
     }
 
+    /// A press, a drag or a release of the first button in the window: the dismissal gesture.
+    private func pointer(_ type: Int32, x: Int32, y: Int32, time: Time) {
+        let now = MonotonicClock.now()
+        drag.pointer(type, x: x, y: y, time: time, barInset: bar.inset(at: now), now: now)
+        needsRender = true
+    }
+
     private func placeFromServer() {
         if let origin = window.positionOnScreen() { place(x: origin.x, y: origin.y) }
     }
@@ -119,6 +133,8 @@ final class DemoApp {
         guard new != frame else { return }
         frame = new
         needsRender = true
+        let now = MonotonicClock.now()
+        drag.layoutChanged(dismissalLayout(), barInset: bar.inset(at: now), now: now)
         bar.jump(to: targetInset())
     }
 
@@ -130,6 +146,8 @@ final class DemoApp {
             switch message {
             case .keyboard(let update):
                 keyboards.apply(update)
+                drag.keyboardEvent(update.event)
+                drag.layoutChanged(dismissalLayout(), barInset: bar.inset(at: now), now: now)
                 say(
                     "\(update.event.rawValue) \(update.keyboard.name) \(update.endFrame)"
                         + " duration \(String(format: "%.3f", update.animationDuration))"
@@ -149,12 +167,17 @@ final class DemoApp {
             case .progress(let progress):
                 // Frame by frame, in lock-step with the keyboard.
                 keyboards.apply(progress)
+                drag.layoutChanged(dismissalLayout(), barInset: bar.inset(at: now), now: now)
                 bar.jump(to: targetInset())
                 needsRender = true
             case .backendStopped(let failure):
                 keyboards.removeAll()
+                drag.layoutChanged(dismissalLayout(), barInset: bar.inset(at: now), now: now)
                 bar.jump(to: targetInset())
                 say("keyboard backend stopped" + (failure.map { ": \($0)" } ?? ""))
+                needsRender = true
+            case .hideAnswered(let result):
+                drag.hideAnswered(result, barInset: bar.inset(at: now), now: now)
                 needsRender = true
             case .quit(let signal):
                 say("signal \(signal): quitting")
@@ -166,6 +189,20 @@ final class DemoApp {
     private func targetInset() -> Int {
         guard let frame else { return 0 }
         return keyboards.bottomInset(forWindow: frame)
+    }
+
+    /// The bar at rest on the keyboard, its text field, and the keyboard over the window's
+    /// bottom, in the window's coordinates; nil until the window is placed.
+    private func dismissalLayout() -> KeyboardDismissalLayout? {
+        guard let frame else { return nil }
+        let barTop = max(0, window.height - BarMetrics.height - targetInset())
+        let margin = BarMetrics.fieldMargin
+        return KeyboardDismissalLayout(
+            bar: Rect(x: 0, y: barTop, width: window.width, height: BarMetrics.height),
+            focusedField: Rect(
+                x: margin, y: barTop + BarMetrics.fieldInset, width: window.width - 2 * margin,
+                height: BarMetrics.height - 2 * BarMetrics.fieldInset),
+            globalKeyboard: keyboards.coveringBottom(ofWindow: frame), window: frame)
     }
 
     // MARK: - Drawing
@@ -183,6 +220,7 @@ final class DemoApp {
         "Show a keyboard over the bottom of the window (matchbox-keyboard, xvkbd, onboard):",
         "the bar moves up to sit on the keyboard's top edge, and follows it when it moves or hides.",
         "Moving or resizing the window recomputes the bottom inset.",
+        "Drag this text down across the keyboard to dismiss it, or tap here: the bar follows.",
     ]
 
     private func status(inset: Int) -> [String] {

@@ -63,7 +63,10 @@ final class DemoWindow {
         // Every pixel comes from the back buffer: no background means no flash of white when
         // the server exposes or resizes the window.
         XSetWindowBackgroundPixmap(display, window, Pixmap(None))
-        XSelectInput(display, window, ExposureMask | StructureNotifyMask)
+        // The pointer too: the first button's presses, drags and releases dismiss the keyboard.
+        XSelectInput(
+            display, window,
+            ExposureMask | StructureNotifyMask | ButtonPressMask | ButtonReleaseMask | Button1MotionMask)
         wmProtocols = XInternAtom(display, "WM_PROTOCOLS", 0)
         wmDeleteWindow = XInternAtom(display, "WM_DELETE_WINDOW", 0)
 
@@ -190,7 +193,10 @@ final class DemoWindow {
     private func drawBar(top: Int) {
         let margin = BarMetrics.fieldMargin
         fill(Palette.bar, x: 0, y: top, width: width, height: BarMetrics.height)
-        fill(Palette.field, x: margin, y: top + 8, width: max(0, width - 2 * margin), height: BarMetrics.height - 16)
+        let inset = BarMetrics.fieldInset
+        fill(
+            Palette.field, x: margin, y: top + inset, width: max(0, width - 2 * margin),
+            height: BarMetrics.height - 2 * inset)
         text("Type a message…", font: bodyFont, color: Palette.placeholder, x: margin + 12, y: top + 30)
     }
 

@@ -28,6 +28,15 @@ struct KeyboardFrames {
         frames.keys.sorted().compactMap { frames[$0] }
     }
 
+    /// The visible keyboard that covers most of the window's bottom (global coordinates); nil
+    /// when none covers it.
+    func coveringBottom(ofWindow window: Rect) -> Rect? {
+        let insets = visible.map {
+            (frame: $0.frame, bottom: WindowGeometry.insets(for: $0.frame, inWindow: window).bottom)
+        }
+        return insets.filter { $0.bottom > 0 }.max { $0.bottom < $1.bottom }?.frame
+    }
+
     /// The inset the window at `window` (global coordinates) keeps free at its bottom.
     func bottomInset(forWindow window: Rect) -> Int {
         WindowGeometry.insets(for: visible.map(\.frame), inWindow: window).bottom

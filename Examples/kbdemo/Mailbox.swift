@@ -10,6 +10,8 @@ enum Message: Sendable {
     case progress(KeyboardProgress)
     /// The backend stopped by itself (the display server went away, for instance).
     case backendStopped(BackendFailure?)
+    /// The keyboard's answer to a dismissal's hide request.
+    case hideAnswered(Result<Void, KeyboardControlError>)
     /// A termination signal arrived.
     case quit(signal: Int32)
 }

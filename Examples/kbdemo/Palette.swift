@@ -23,4 +23,6 @@ enum BarMetrics {
     static let height = 48
     /// The margin between the bar's edges and its text field: the columns of pure bar colour.
     static let fieldMargin = 12
+    /// The rows of bar colour above and below the text field.
+    static let fieldInset = 8
 }

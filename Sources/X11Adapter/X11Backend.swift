@@ -115,6 +115,9 @@ public final class X11Backend: KeyboardBackend {
         guard display.requestIconify(window) else { throw .failed("the iconify request for \(keyboard.id) failed") }
     }
 
+    /// The window manager iconifies a keyboard whose service does not run (xvkbd, matchbox).
+    public var hidesWithoutService: Bool { true }
+
     /// X11 can hide a keyboard (the window manager iconifies it) but not show one: a window
     /// manager can restore an iconified window, not a withdrawn one.
     public func requestLimitation(_ what: String) -> String {

@@ -31,19 +31,25 @@ final class DemoWorld {
         """
 
     /// Starts the world, or returns nil after saying why when a program is missing outside CI.
-    static func make(keyboard: String, programs: [String] = [], position: String = "240,40") throws -> DemoWorld? {
+    /// `prepare` runs on the new server before kbdemo starts (a keyboard whose session bus kbdemo
+    /// must share), and returns what kbdemo's environment adds.
+    static func make(
+        keyboard: String, programs: [String] = [], position: String = "240,40",
+        prepare: (X11Session) throws -> [String: String?] = { _ in [:] }
+    ) throws -> DemoWorld? {
         guard try Programs.ready(["Xvfb", "openbox", "xdotool", "xwininfo", keyboard] + programs) else { return nil }
-        return try DemoWorld(position: position)
+        return try DemoWorld(position: position, prepare: prepare)
     }
 
-    private init(position: String) throws {
+    private init(position: String, prepare: (X11Session) throws -> [String: String?]) throws {
         session = try X11Session(width: 1280, height: 800)
         let configDirectory = session.directory + "/config/openbox"
         try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
         try Self.openboxConfig.write(toFile: configDirectory + "/rc.xml", atomically: true, encoding: .utf8)
         try session.startWindowManager()
         grabber = try ScreenGrabber(displayName: session.display)
-        let demo = try session.start(Self.binary, ["--backend", "x11", "--position", position])
+        let demo = try session.start(
+            Self.binary, ["--backend", "x11", "--position", position], environment: try prepare(session))
         self.demo = demo
         var id: UInt?
         try Wait.require("kbdemo to create its window", timeout: 15) {

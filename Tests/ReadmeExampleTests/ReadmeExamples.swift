@@ -145,3 +145,38 @@ func showingTheKeyboard(manager: KeyboardManager) {
         if case .failure(let error) = result { print("cannot show the keyboard: \(error)") }
     }
 }
+
+/// A stand-in for a chat screen's input bar that a drag pulls down (and the list with it).
+@MainActor final class ChatBar {
+    var frame = Rect(x: 0, y: 352, width: 800, height: 48)
+    var fieldFrame = Rect(x: 12, y: 360, width: 776, height: 32)
+    func pull(down offset: Double) {}
+    func springBack(from offset: Double, over duration: Double) {}
+    func followHide(from offset: Double) {}
+    func hideFailed() {}
+}
+
+/// A stand-in for a toolkit's pointer event, in the window's coordinates.
+struct PointerEvent {
+    var x = 400.0, y = 500.0, time = 0.0
+}
+
+@MainActor func dismissing(manager: KeyboardManager, bar: ChatBar, window: AppWindow, event: PointerEvent) {
+    // Where the keyboard cannot be hidden on request, leave the gesture off: the answer says why.
+    guard manager.dismissalAvailability.isAvailable else { return print(manager.dismissalAvailability) }
+    let dismissal = KeyboardDismissal(manager: manager, configuration: .init(dismissesOnTap: true)) { result in
+        if case .failure = result { Task { @MainActor in bar.hideFailed() } }  // then dismissal.hideFailed()
+    }
+    // Whenever the bar or the keyboard moves: the bar at rest, its field, the keyboard.
+    _ = dismissal.update(
+        KeyboardDismissalLayout(
+            bar: bar.frame, focusedField: bar.fieldFrame, globalKeyboard: manager.currentFrame, window: window.frame))
+    // The app's own pointer events, with their times (pointerDown, pointerMoved, pointerUp):
+    switch dismissal.pointerMoved(x: event.x, y: event.y, time: event.time) {
+    case .follow(let position): bar.pull(down: position.offset)  // and the content with it
+    case .restore(let from, let duration): bar.springBack(from: from.offset, over: duration)
+    case .dismiss(let position, _): bar.pull(down: position.offset)  // held there until willHide
+    case .keyboardHid(let from): bar.followHide(from: from.offset)  // down with the keyboard's hide
+    case .none: break
+    }
+}

@@ -46,7 +46,10 @@ public final class XTestClient: @unchecked Sendable {
     public func atom(_ name: String) -> Atom { XInternAtom(handle, name, 0) }
 
     /// A format-32 property of the root window.
-    public func rootCardinals(_ name: String) -> [UInt]? {
+    public func rootCardinals(_ name: String) -> [UInt]? { cardinals(of: root, name) }
+
+    /// A format-32 property of any window (`WM_STATE`: 1 normal, 3 iconic); nil when it has none.
+    public func cardinals(of window: Window, _ name: String) -> [UInt]? {
         var type: Atom = 0
         var format: Int32 = 0
         var count: UInt = 0
@@ -54,7 +57,7 @@ public final class XTestClient: @unchecked Sendable {
         var data: UnsafeMutablePointer<UInt8>?
         guard
             XGetWindowProperty(
-                handle, root, atom(name), 0, 64, 0, Atom(AnyPropertyType), &type, &format, &count,
+                handle, window, atom(name), 0, 64, 0, Atom(AnyPropertyType), &type, &format, &count,
                 &remaining, &data) == Success
         else { return nil }
         defer { if let data { XFree(data) } }

@@ -148,6 +148,9 @@ public protocol KeyboardHiding {
     /// Why the display server cannot `show` (or `hide`) a keyboard by itself, for people: the
     /// reason given when no keyboard service runs.
     func requestLimitation(_ what: String) -> String
+    /// Whether ``requestHide(of:)`` hides a keyboard whose service does not run (X11: the window
+    /// manager iconifies it), so that an app knows beforehand whether a dismissal gesture can work.
+    var hidesWithoutService: Bool { get }
 }
 
 /// What a backend tells about itself, for `kbwatch --doctor`.
@@ -171,6 +174,9 @@ extension KeyboardHiding where Self: KeyboardObserving {
     }
     /// By default: the backend cannot.
     public func requestLimitation(_ what: String) -> String { "the \(name) backend cannot \(what) keyboards" }
+    /// By default a backend that hides keyboards and has no services does it itself; one with
+    /// services (Wayland, KWin) hides through them.
+    public var hidesWithoutService: Bool { capabilities.contains(.hidesKeyboards) && services.isEmpty }
 }
 
 extension BackendDiagnosing where Self: KeyboardObserving {

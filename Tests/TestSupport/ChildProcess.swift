@@ -55,7 +55,8 @@ public final class ChildProcess: @unchecked Sendable {
     private static func sandboxedProgram(of launcher: Int32) -> Int32 {
         var child: Int32?
         _ = Wait.until(timeout: 5) {
-            let list = (try? String(contentsOfFile: "/proc/\(launcher)/task/\(launcher)/children", encoding: .utf8)) ?? ""
+            let list =
+                (try? String(contentsOfFile: "/proc/\(launcher)/task/\(launcher)/children", encoding: .utf8)) ?? ""
             child = list.split(separator: " ").first.flatMap { Int32($0) }
             return child != nil || kill(launcher, 0) != 0
         }

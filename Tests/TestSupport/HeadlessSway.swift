@@ -117,13 +117,7 @@ public final class HeadlessSway: @unchecked Sendable {
             return try ChildProcess(
                 command[0], Array(command.dropFirst()), environment: clientEnvironment, directory: runtime.path)
         }
-        let user = try TestUser.ensure()
-        let (program, arguments) = try Userland.command(
-            [
-                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
-                "WAYLAND_DISPLAY=\(socket)",
-            ] + command, on: stack, as: user, accounts: runtime.path)
-        return try ChildProcess(program, arguments, directory: runtime.path)
+        return try Userland.startClient(command, socket: socket, runtime: runtime)
     }
 
     /// Ends sway by its pid.

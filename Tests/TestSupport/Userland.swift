@@ -65,10 +65,28 @@ public enum Userland {
         let wrapped =
             [
                 "bwrap", "--bind", root, "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys",
-                "--bind", "/tmp", "/tmp", "--ro-bind", passwd, "/etc/passwd", "--ro-bind", group, "/etc/group",
+                "--bind", "/tmp", "/tmp",
+                // The host's /tmp/.X11-unix belongs to an unmapped root inside, which wlroots'
+                // Xwayland refuses (labwc then exits): the sandbox has its own.
+                "--tmpfs", "/tmp/.X11-unix",
+                "--ro-bind", passwd, "/etc/passwd", "--ro-bind", group, "/etc/group",
                 "--die-with-parent", "--",
             ] + command
         return TestUser.command(wrapped, as: user)
+    }
+
+    /// Starts `command`, a Wayland client of the compositor at `socket`, in the userland as the
+    /// test user, with only the variables a client needs.
+    public static func startClient(_ command: [String], socket: String, runtime: RuntimeDirectory) throws
+        -> ChildProcess
+    {
+        let user = try TestUser.ensure()
+        let (program, arguments) = try Userland.command(
+            [
+                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
+                "WAYLAND_DISPLAY=\(socket)",
+            ] + command, on: .debian13, as: user, accounts: runtime.path)
+        return try ChildProcess(program, arguments, directory: runtime.path)
     }
 
     /// The userland's passwd and group with `user` added, written into `directory`.

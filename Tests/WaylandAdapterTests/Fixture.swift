@@ -85,9 +85,40 @@ enum Fixture {
         ]
     }
 
-    /// Starts wvkbd-mobintl hidden and waits until it handles SIGUSR1 and SIGUSR2.
+    /// The lines of wvkbd shown, hidden and shown again at the bottom of `output`, `height` px
+    /// high: exactly, or (`stepped`, wvkbd 0.15) with a first show whose will names the 120 px strip
+    /// wvkbd may reserve for a frame before it grows to its height (its log: "Resize 1280x120",
+    /// then "Resize 1280x250").
+    static func wvkbdCycles(output: Output, height: Int, stepped: Bool) -> [[String]] {
+        let frame = output.frame
+        func strip(_ height: Int) -> Rect {
+            Rect(x: frame.x, y: frame.maxY - height, width: frame.width, height: height)
+        }
+        func below(_ height: Int) -> Rect { Rect(x: frame.x, y: frame.maxY, width: frame.width, height: height) }
+        let cycle = showHide(
+            id: "wayland:\(output.name):bottom", frame: strip(height), offScreen: below(height), edge: .bottom,
+            output: output, layout: "wvkbd")
+        let exact = cycle + cycle.prefix(2)
+        guard stepped else { return [exact] }
+        var first = exact
+        first[0] = first[0].replacingOccurrences(
+            of: "\(below(height)) -> \(strip(height))", with: "\(below(120)) -> \(strip(120))")
+        first[1] = first[1].replacingOccurrences(of: "\(below(height)) ->", with: "\(below(120)) ->")
+        return [exact, first]
+    }
+
+    /// Starts wvkbd-mobintl hidden on `sway` and waits until it handles SIGUSR1 and SIGUSR2.
     static func wvkbd(_ sway: HeadlessSway, arguments: [String] = []) throws -> ChildProcess {
-        let keyboard = try sway.startClient(["wvkbd-mobintl", "--hidden"] + arguments)
+        try ready(try sway.startClient(["wvkbd-mobintl", "--hidden"] + arguments))
+    }
+
+    /// Starts wvkbd-mobintl hidden on `labwc`, as on sway.
+    static func wvkbd(_ labwc: HeadlessLabwc) throws -> ChildProcess {
+        try ready(try labwc.startClient(["wvkbd-mobintl", "--hidden"]))
+    }
+
+    /// Waits until a started wvkbd handles SIGUSR1 and SIGUSR2 (hide and show).
+    private static func ready(_ keyboard: ChildProcess) throws -> ChildProcess {
         do {
             try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
                 keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning

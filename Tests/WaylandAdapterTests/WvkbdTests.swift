@@ -35,22 +35,8 @@ extension WaylandIntegration {
 
             // wvkbd reserves its height at the bottom (240 px in Debian 12's 0.13, 250 px in Debian
             // 13's 0.15, as each logs); its virtual keyboard's keymap names the layout.
-            let height = stack == .debian12 ? 240 : 250
-            let cycle = Fixture.showHide(
-                id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 0, y: 800 - height, width: 1280, height: height),
-                offScreen: Rect(x: 0, y: 800, width: 1280, height: height), edge: .bottom, output: Self.output,
-                layout: "wvkbd")
-            var expected = [cycle + cycle.prefix(2)]
-            if stack == .debian13 {
-                // On its first show wvkbd 0.15 may reserve 120 px before it grows to 250 px (its log:
-                // "Resize 1280x120", then "Resize 1280x250"); when the compositor applies the first
-                // size, the will names that strip and the did the settled one.
-                var stepped = cycle + cycle.prefix(2)
-                stepped[0] = stepped[0].replacingOccurrences(
-                    of: "0,800 1280x250 -> 0,550 1280x250", with: "0,800 1280x120 -> 0,680 1280x120")
-                stepped[1] = stepped[1].replacingOccurrences(of: "0,800 1280x250 ->", with: "0,800 1280x120 ->")
-                expected.append(stepped)
-            }
+            let expected = Fixture.wvkbdCycles(
+                output: Self.output, height: stack == .debian12 ? 240 : 250, stepped: stack == .debian13)
             #expect(expected.contains(Fixture.lines(sink.updates)), "wvkbd's log:\n\(keyboard.log)")
             #expect(sink.failures.isEmpty)
         }

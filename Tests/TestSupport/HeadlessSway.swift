@@ -110,14 +110,20 @@ public final class HeadlessSway: @unchecked Sendable {
         return result.output
     }
 
-    /// Starts a client of this sway from its stack (a keyboard such as wvkbd), as the test user on
-    /// Debian 13 and as the test process otherwise, with `clientEnvironment`.
-    public func startClient(_ command: [String]) throws -> ChildProcess {
+    /// Starts a client of this sway from its stack (a keyboard such as wvkbd) with
+    /// `clientEnvironment` and `environment`: on Debian 12 as the test process; on Debian 13 as the
+    /// test user, or as the test process's own user when `asTestUser` is false (a client of a
+    /// session bus the test process runs).
+    public func startClient(
+        _ command: [String], environment: [String: String] = [:], asTestUser: Bool = true
+    ) throws -> ChildProcess {
         guard stack == .debian13 else {
             return try ChildProcess(
-                command[0], Array(command.dropFirst()), environment: clientEnvironment, directory: runtime.path)
+                command[0], Array(command.dropFirst()), environment: clientEnvironment.merging(environment) { $1 },
+                directory: runtime.path)
         }
-        return try Userland.startClient(command, socket: socket, runtime: runtime)
+        return try Userland.startClient(
+            command, socket: socket, runtime: runtime, environment: environment, asTestUser: asTestUser)
     }
 
     /// Ends sway by its pid.

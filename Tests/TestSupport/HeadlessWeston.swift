@@ -10,9 +10,9 @@ public final class HeadlessWeston: @unchecked Sendable {
     /// The absolute path of the Wayland socket.
     public let socket: String
 
-    /// Starts Weston headless (pixman, 1280x800, desktop shell, its own input-method keyboard)
-    /// and waits for its socket.
-    public init(timeout: Double = 15) throws {
+    /// Starts Weston from `stack` headless (pixman, 1280x800, desktop shell, its own input-method
+    /// keyboard) and waits for its socket.
+    public init(stack: Stack = .debian12, timeout: Double = 15) throws {
         let user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user)
         var ini = "[core]\nshell=desktop-shell.so\nxwayland=false\n"
@@ -21,16 +21,27 @@ public final class HeadlessWeston: @unchecked Sendable {
             "/usr/lib/x86_64-linux-gnu/weston-keyboard", "/usr/lib/aarch64-linux-gnu/weston-keyboard",
             "/usr/libexec/weston-keyboard",
         ]
-        if let keyboard = helpers.first(where: { Programs.find($0) != nil }) {
+        let inStack = { (path: String) in
+            stack == .debian13
+                ? FileManager.default.isExecutableFile(atPath: Userland.root + path) : Programs.find(path) != nil
+        }
+        if let keyboard = helpers.first(where: inStack) {
             ini += "\n[input-method]\npath=\(keyboard)\n"
         }
         let config = try runtime.write("weston.ini", ini)
-        let (program, arguments) = TestUser.command(
+        // Weston 10 (Debian 12) names its backend by file and its renderer by a flag; Weston 14
+        // (Debian 13) takes names.
+        let backend =
+            stack == .debian12
+            ? ["--backend=headless-backend.so", "--use-pixman"] : ["--backend=headless", "--renderer=pixman"]
+        let (program, arguments) = try Userland.command(
             [
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
-                "weston", "--backend=headless-backend.so", "--use-pixman", "--width=1280", "--height=800",
-                "--socket=wayland-1", "--config=\(config)", "--idle-time=0",
-            ], as: user)
+                "weston",
+            ] + backend + [
+                "--width=1280", "--height=800", "--socket=wayland-1", "--config=\(config)", "--idle-time=0",
+            ],
+            on: stack, as: user, accounts: runtime.path)
         process = try ChildProcess(program, arguments, directory: runtime.path)
         socket = runtime.xdg + "/wayland-1"
         let socketPath = socket

@@ -75,17 +75,20 @@ public enum Userland {
         return TestUser.command(wrapped, as: user)
     }
 
-    /// Starts `command`, a Wayland client of the compositor at `socket`, in the userland as the
-    /// test user, with only the variables a client needs.
-    public static func startClient(_ command: [String], socket: String, runtime: RuntimeDirectory) throws
-        -> ChildProcess
-    {
-        let user = try TestUser.ensure()
+    /// Starts `command`, a Wayland client of the compositor at `socket`, in the userland, with only
+    /// the variables a client needs and `environment`: as the test user, or as the test process's
+    /// own user when `asTestUser` is false (a client of a session bus the test process runs).
+    public static func startClient(
+        _ command: [String], socket: String, runtime: RuntimeDirectory, environment: [String: String] = [:],
+        asTestUser: Bool = true
+    ) throws -> ChildProcess {
+        let user = asTestUser ? try TestUser.ensure() : (getuid(), getgid())
+        let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let (program, arguments) = try Userland.command(
             [
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
                 "WAYLAND_DISPLAY=\(socket)",
-            ] + command, on: .debian13, as: user, accounts: runtime.path)
+            ] + variables + command, on: .debian13, as: user, accounts: runtime.path)
         return try ChildProcess(program, arguments, directory: runtime.path)
     }
 
@@ -97,9 +100,16 @@ public enum Userland {
         let group = (try? String(contentsOfFile: root + "/etc/group", encoding: .utf8)) ?? ""
         let passwdPath = directory + "/userland-passwd"
         let groupPath = directory + "/userland-group"
-        try (passwd + "kbadapter:x:\(user.uid):\(user.gid)::/tmp:/usr/sbin/nologin\n").write(
-            toFile: passwdPath, atomically: true, encoding: .utf8)
-        try (group + "kbadapter:x:\(user.gid):\n").write(toFile: groupPath, atomically: true, encoding: .utf8)
+        let known = passwd.split(separator: "\n").contains {
+            $0.split(separator: ":").dropFirst(2).first == "\(user.uid)"
+        }
+        let account = known ? "" : "kbadapter:x:\(user.uid):\(user.gid)::/tmp:/usr/sbin/nologin\n"
+        let groupKnown = group.split(separator: "\n").contains {
+            $0.split(separator: ":").dropFirst(2).first == "\(user.gid)"
+        }
+        try (passwd + account).write(toFile: passwdPath, atomically: true, encoding: .utf8)
+        try (group + (groupKnown ? "" : "kbadapter:x:\(user.gid):\n")).write(
+            toFile: groupPath, atomically: true, encoding: .utf8)
         chmod(passwdPath, 0o644)
         chmod(groupPath, 0o644)
         return (passwdPath, groupPath)

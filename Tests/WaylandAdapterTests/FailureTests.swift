@@ -8,10 +8,12 @@ extension WaylandIntegration {
     /// Compositors the backend cannot watch, and compositors that go away.
     @Suite("unsupported and lost compositors")
     struct FailureTests {
-        @Test("Weston headless: unavailable, naming zwlr_layer_shell_v1; start throws; nothing crashes")
-        func westonUnavailable() throws {
-            guard try Fixture.ready(["weston"]) else { return }
-            let weston = try HeadlessWeston()
+        @Test(
+            "Weston headless: unavailable, naming zwlr_layer_shell_v1; start throws; nothing crashes",
+            arguments: Stack.allCases)
+        func westonUnavailable(stack: Stack) throws {
+            guard try Userland.ready(stack, ["weston"]) else { return }
+            let weston = try HeadlessWeston(stack: stack)
             defer { weston.stop() }
             let backend = WaylandBackend(display: weston.socket)
             let availability = backend.availability()

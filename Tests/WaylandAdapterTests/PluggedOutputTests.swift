@@ -25,8 +25,10 @@ extension WaylandIntegration {
                 try sway.message(["create_output"])
                 // Each watcher measures the new output with its bar in place.
                 for watcher in watchers {
+                    // sway starts a swaybar for each new output; under the suite's parallel load
+                    // that can take over 10 s.
                     try Wait.require(
-                        "HEADLESS-\(number) measured with its bar (have \(watcher.backend.outputs))", timeout: 10
+                        "HEADLESS-\(number) measured with its bar (have \(watcher.backend.outputs))", timeout: 30
                     ) {
                         watcher.backend.outputs.contains {
                             $0.output.name == "HEADLESS-\(number)"

@@ -207,8 +207,8 @@ public struct KeyboardRules: Sendable, Hashable {
                 if let unknown = fields.keys.first(where: { !KeyboardRule.fileKeys.contains($0) }) {
                     let known = KeyboardRule.fileKeys.sorted().joined(separator: ", ")
                     throw JSONParser.Failure(
-                        reason: "line \(line(ofKey: unknown, in: bytes)): \(fields.name(unknown)) is not a rule key "
-                            + "(a rule has \(known))")
+                        reason: "line \(line(ofKey: unknown, in: bytes)): \(fields.path) has the key "
+                            + "\(JSONValue.string(unknown).rendered), which a rule cannot have (a rule has \(known))")
                 }
                 return try KeyboardRule(fields)
             }

@@ -61,8 +61,17 @@ struct HostileRulesTests {
         #expect(loaded.rules == .builtIn)
         #expect(
             loaded.problem?.contains(
-                "line 4: rules[1].clas is not a rule key (a rule has acceptsInput, class, hasClass, instance, kind, "
-                    + "name, onscreenKeyboard, overrideRedirect, title, windowType)") == true,
+                "line 4: rules[1] has the key \"clas\", which a rule cannot have (a rule has acceptsInput, class, "
+                    + "hasClass, instance, kind, name, onscreenKeyboard, overrideRedirect, title, windowType)") == true,
+            "\(loaded.problem ?? "no problem")")
+    }
+
+    @Test("an unknown key with a line separator and a control character is named escaped")
+    func unknownHostileKey() throws {
+        let loaded = try load(Array(#"{"rules":[{"name":"a","class":"A","x\u2028\u0085y":1}]}"#.utf8))
+        #expect(loaded.rules == .builtIn)
+        #expect(
+            loaded.problem?.contains(#"line 1: rules[0] has the key "x\u2028\u0085y", which a rule cannot have"#) == true,
             "\(loaded.problem ?? "no problem")")
     }
 

@@ -71,7 +71,8 @@ struct HostileRulesTests {
         let loaded = try load(Array(#"{"rules":[{"name":"a","class":"A","x\u2028\u0085y":1}]}"#.utf8))
         #expect(loaded.rules == .builtIn)
         #expect(
-            loaded.problem?.contains(#"line 1: rules[0] has the key "x\u2028\u0085y", which a rule cannot have"#) == true,
+            loaded.problem?.contains(#"line 1: rules[0] has the key "x\u2028\u0085y", which a rule cannot have"#)
+                == true,
             "\(loaded.problem ?? "no problem")")
     }
 

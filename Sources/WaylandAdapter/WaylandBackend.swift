@@ -76,7 +76,7 @@ public final class WaylandBackend: KeyboardBackend {
 
     /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or
     /// at `WAYLAND_DISPLAY` when nil, joined with `services`. Nothing connects until
-    /// `availability()` or `start(on:sink:)`.
+    /// `availability()` or `start(in:sink:)`.
     public init(display: String? = nil, services: [any KeyboardService] = []) {
         displayName = display
         self.services = services

@@ -107,6 +107,17 @@ enum Fixture {
         return [exact, first]
     }
 
+    /// Shows a hidden wvkbd (SIGUSR2), hides it (SIGUSR1) and shows it again, waiting each time for
+    /// its pair of updates in `sink`.
+    static func showHideShow(_ keyboard: ChildProcess, _ sink: TrackingSink) throws {
+        keyboard.signal(SIGUSR2)
+        try sink.waitForUpdates(2, "wvkbd shown")
+        keyboard.signal(SIGUSR1)
+        try sink.waitForUpdates(4, "wvkbd hidden")
+        keyboard.signal(SIGUSR2)
+        try sink.waitForUpdates(6, "wvkbd shown again")
+    }
+
     /// Starts wvkbd-mobintl hidden on `sway` and waits until it handles SIGUSR1 and SIGUSR2.
     static func wvkbd(_ sway: HeadlessSway, arguments: [String] = []) throws -> ChildProcess {
         try ready(try sway.startClient(["wvkbd-mobintl", "--hidden"] + arguments))

@@ -28,12 +28,7 @@ extension WaylandIntegration {
 
             let keyboard = try Fixture.wvkbd(labwc)
             defer { keyboard.stop() }
-            keyboard.signal(SIGUSR2)
-            try sink.waitForUpdates(2, "wvkbd shown")
-            keyboard.signal(SIGUSR1)
-            try sink.waitForUpdates(4, "wvkbd hidden")
-            keyboard.signal(SIGUSR2)
-            try sink.waitForUpdates(6, "wvkbd shown again")
+            try Fixture.showHideShow(keyboard, sink)
 
             // wvkbd 0.15 reserves 250 px at the bottom of the output (its log: "Resize 1280x250").
             let expected = Fixture.wvkbdCycles(output: screen, height: 250, stepped: true)

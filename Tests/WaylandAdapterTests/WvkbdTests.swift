@@ -26,12 +26,7 @@ extension WaylandIntegration {
 
             let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }
-            keyboard.signal(SIGUSR2)
-            try sink.waitForUpdates(2, "wvkbd shown")
-            keyboard.signal(SIGUSR1)
-            try sink.waitForUpdates(4, "wvkbd hidden")
-            keyboard.signal(SIGUSR2)
-            try sink.waitForUpdates(6, "wvkbd shown again")
+            try Fixture.showHideShow(keyboard, sink)
 
             // wvkbd reserves its height at the bottom (240 px in Debian 12's 0.13, 250 px in Debian
             // 13's 0.15, as each logs); its virtual keyboard's keymap names the layout.

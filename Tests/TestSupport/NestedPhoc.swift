@@ -15,12 +15,15 @@ public final class NestedPhoc: @unchecked Sendable {
     public let runtime: RuntimeDirectory
     /// The absolute path of phoc's Wayland socket.
     public let socket: String
+    /// The Debian stack sway, phoc and the session's programs come from.
+    public let stack: Stack
     private var processes: [ChildProcess] = []
 
     /// Starts sway (no window borders, so that phoc's window fills its output), the seat keyboard,
     /// the bus with the setting, and phoc; returns once phoc's socket accepts connections.
-    public init(timeout: Double = 15) throws {
-        sway = try HeadlessSway(extraConfig: "default_border none\ndefault_floating_border none\n")
+    public init(stack: Stack = .debian12, timeout: Double = 15) throws {
+        self.stack = stack
+        sway = try HeadlessSway(extraConfig: "default_border none\ndefault_floating_border none\n", stack: stack)
         let me = (uid: getuid(), gid: getgid())
         do {
             runtime = try RuntimeDirectory(owner: me, prefix: "kbadapter-phoc")
@@ -39,8 +42,7 @@ public final class NestedPhoc: @unchecked Sendable {
     }
 
     private func start(timeout: Double = 15) throws {
-        let seatKeyboard = try ChildProcess(
-            "wvkbd-mobintl", ["--hidden"], environment: sway.clientEnvironment, directory: sway.runtime.path)
+        let seatKeyboard = try sway.startClient(["wvkbd-mobintl", "--hidden"])
         processes.append(seatKeyboard)
         try Wait.require("a keyboard on sway's seat", timeout: timeout) {
             (try? sway.message(["-t", "get_seats", "-r"]))?.contains("\"capabilities\": 2") ?? false
@@ -90,9 +92,12 @@ public final class NestedPhoc: @unchecked Sendable {
         -> ChildProcess
     {
         let variables = (environment ?? clientVariables).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        let process = try ChildProcess(
-            "/usr/bin/env", ["-i", "PATH=/usr/bin:/bin"] + variables + [program] + arguments,
-            directory: runtime.path)
+        // The session bus is the test process's: its programs run as its user, on Debian 13 in the
+        // userland (the host's dconf writes the settings file they read, at the same path).
+        let (command, commandArguments) = try Userland.command(
+            ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin"] + variables + [program] + arguments, on: stack,
+            as: (getuid(), getgid()), accounts: runtime.path)
+        let process = try ChildProcess(command, commandArguments, directory: runtime.path)
         processes.append(process)
         return process
     }

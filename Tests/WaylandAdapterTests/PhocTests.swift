@@ -15,14 +15,14 @@ extension WaylandIntegration {
         static let output = Output(name: "WL-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
         static let strip = Rect(x: 0, y: 400, width: 1280, height: 400)
 
-        @Test("the entry's focus shows squeekboard: reported with its strip, named squeekboard; and hidden")
-        func entryFocus() throws {
-            guard
-                try Fixture.ready([
-                    "sway", "phoc", "squeekboard", "wvkbd-mobintl", "dbus-daemon", "gsettings", "/usr/bin/python3",
-                ])
+        @Test(
+            "the entry's focus shows squeekboard: reported with its strip, named squeekboard; and hidden",
+            arguments: Stack.allCases)
+        func entryFocus(stack: Stack) throws {
+            guard try Programs.ready(["dbus-daemon", "gsettings"]),
+                try Userland.ready(stack, ["sway", "phoc", "squeekboard", "wvkbd-mobintl", "python3"])
             else { return }
-            let phoc = try NestedPhoc()
+            let phoc = try NestedPhoc(stack: stack)
             defer { phoc.stop() }
             let squeekboard = try phoc.launch("squeekboard", [])
             try phoc.bus.waitForName("sm.puri.OSK0")

@@ -145,3 +145,7 @@ func showingTheKeyboard(manager: KeyboardManager) {
         if case .failure(let error) = result { print("cannot show the keyboard: \(error)") }
     }
 }
+
+func namingTheApp(manager: KeyboardManager) {
+    manager.setAppIdentity(AppIdentity(processIDs: [getpid()], appIDs: ["org.example.Editor"]))
+}

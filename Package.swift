@@ -116,12 +116,16 @@ let package = Package(
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"]),
         .testTarget(
-            name: "KbwatchTests", dependencies: ["kbwatch", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
+            name: "KbwatchTests",
+            dependencies: ["kbwatch", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
         .testTarget(name: "RepositoryTests"),
         // The README's Swift examples, compiled in the surroundings a real app gives them.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter", "KeyboardAdapterTesting"]),
         // An app that declares its own Rect, Edge, EdgeInsets, ... beside `import KeyboardAdapter`.
         .testTarget(name: "NameCollisionTests", dependencies: ["KeyboardAdapter"]),
+        // A hostile Wayland client for the tests: thousands of toplevels with long titles and app ids.
+        .executableTarget(
+            name: "toplevelflood", dependencies: ["CWayland", "CWaylandProtocols"], path: "Tests/ToplevelFlood"),
         .testTarget(
             name: "WaylandAdapterTests",
             dependencies: [

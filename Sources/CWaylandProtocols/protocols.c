@@ -24,6 +24,9 @@ HIDDEN extern const struct wl_interface ka_xdg_surface;
 HIDDEN extern const struct wl_interface ka_xdg_popup;
 HIDDEN extern const struct wl_interface ka_zxdg_output_manager_v1;
 HIDDEN extern const struct wl_interface ka_zxdg_output_v1;
+HIDDEN extern const struct wl_interface ka_xdg_toplevel;
+HIDDEN extern const struct wl_interface ka_zwlr_foreign_toplevel_manager_v1;
+HIDDEN extern const struct wl_interface ka_zwlr_foreign_toplevel_handle_v1;
 
 /* Enough NULLs for the longest argument list whose arguments are all plain values. */
 static const struct wl_interface *plain[] = { NULL, NULL, NULL, NULL };
@@ -95,9 +98,7 @@ static const struct wl_message positioner_requests[] = {
 
 HIDDEN const struct wl_interface ka_xdg_positioner = { "xdg_positioner", 2, 7, positioner_requests, 0, NULL };
 
-/* get_toplevel's type stays NULL: toplevels are never made here, so no xdg_toplevel table exists;
- * libwayland only reads request types for printing (WAYLAND_DEBUG), where NULL is allowed. */
-static const struct wl_interface *get_toplevel_types[] = { NULL };
+static const struct wl_interface *get_toplevel_types[] = { &ka_xdg_toplevel };
 static const struct wl_interface *xdg_get_popup_types[] = { &ka_xdg_popup, &ka_xdg_surface, &ka_xdg_positioner };
 
 static const struct wl_message xdg_surface_requests[] = {
@@ -114,6 +115,38 @@ static const struct wl_message xdg_surface_events[] = {
 
 HIDDEN const struct wl_interface ka_xdg_surface = {
     "xdg_surface", 2, 5, xdg_surface_requests, 1, xdg_surface_events };
+
+/* The backend makes no toplevel; the integration tests' clients do. */
+static const struct wl_interface *set_parent_types[] = { &ka_xdg_toplevel };
+static const struct wl_interface *show_window_menu_types[] = { &wl_seat_interface, NULL, NULL, NULL };
+static const struct wl_interface *move_types[] = { &wl_seat_interface, NULL };
+static const struct wl_interface *resize_types[] = { &wl_seat_interface, NULL, NULL };
+static const struct wl_interface *set_fullscreen_types[] = { &wl_output_interface };
+
+static const struct wl_message toplevel_requests[] = {
+    { "destroy", "", plain },                               /* 0 */
+    { "set_parent", "?o", set_parent_types },               /* 1 */
+    { "set_title", "s", plain },                            /* 2 */
+    { "set_app_id", "s", plain },                           /* 3 */
+    { "show_window_menu", "ouii", show_window_menu_types }, /* 4 */
+    { "move", "ou", move_types },                           /* 5 */
+    { "resize", "ouu", resize_types },                      /* 6 */
+    { "set_max_size", "ii", plain },                        /* 7 */
+    { "set_min_size", "ii", plain },                        /* 8 */
+    { "set_maximized", "", plain },                         /* 9 */
+    { "unset_maximized", "", plain },                       /* 10 */
+    { "set_fullscreen", "?o", set_fullscreen_types },       /* 11 */
+    { "unset_fullscreen", "", plain },                      /* 12 */
+    { "set_minimized", "", plain },                         /* 13 */
+};
+
+static const struct wl_message toplevel_events[] = {
+    { "configure", "iia", plain },                          /* 0 */
+    { "close", "", plain },                                 /* 1 */
+};
+
+HIDDEN const struct wl_interface ka_xdg_toplevel = {
+    "xdg_toplevel", 2, 14, toplevel_requests, 2, toplevel_events };
 
 static const struct wl_interface *grab_types[] = { &wl_seat_interface, NULL };
 
@@ -156,6 +189,54 @@ static const struct wl_message xdg_output_events[] = {
 HIDDEN const struct wl_interface ka_zxdg_output_v1 = {
     "zxdg_output_v1", 3, 1, xdg_output_requests, 5, xdg_output_events };
 
+/* ---- zwlr_foreign_toplevel_manager_v1 and zwlr_foreign_toplevel_handle_v1, version 3 ---- */
+
+static const struct wl_interface *toplevel_created_types[] = { &ka_zwlr_foreign_toplevel_handle_v1 };
+
+static const struct wl_message foreign_manager_requests[] = {
+    { "stop", "", plain },                                  /* 0 */
+};
+
+static const struct wl_message foreign_manager_events[] = {
+    { "toplevel", "n", toplevel_created_types },            /* 0 */
+    { "finished", "", plain },                              /* 1 */
+};
+
+HIDDEN const struct wl_interface ka_zwlr_foreign_toplevel_manager_v1 = {
+    "zwlr_foreign_toplevel_manager_v1", 3, 1, foreign_manager_requests, 2, foreign_manager_events };
+
+static const struct wl_interface *handle_seat_types[] = { &wl_seat_interface };
+static const struct wl_interface *handle_rectangle_types[] = { &wl_surface_interface, NULL, NULL, NULL, NULL };
+static const struct wl_interface *handle_output_types[] = { &wl_output_interface };
+static const struct wl_interface *handle_parent_types[] = { &ka_zwlr_foreign_toplevel_handle_v1 };
+
+static const struct wl_message foreign_handle_requests[] = {
+    { "set_maximized", "", plain },                         /* 0 */
+    { "unset_maximized", "", plain },                       /* 1 */
+    { "set_minimized", "", plain },                         /* 2 */
+    { "unset_minimized", "", plain },                       /* 3 */
+    { "activate", "o", handle_seat_types },                 /* 4 */
+    { "close", "", plain },                                 /* 5 */
+    { "set_rectangle", "?oiiii", handle_rectangle_types },  /* 6 */
+    { "destroy", "", plain },                               /* 7 */
+    { "set_fullscreen", "2?o", handle_output_types },       /* 8 */
+    { "unset_fullscreen", "2", plain },                     /* 9 */
+};
+
+static const struct wl_message foreign_handle_events[] = {
+    { "title", "s", plain },                                /* 0 */
+    { "app_id", "s", plain },                               /* 1 */
+    { "output_enter", "o", handle_output_types },           /* 2 */
+    { "output_leave", "o", handle_output_types },           /* 3 */
+    { "state", "a", plain },                                /* 4 */
+    { "done", "", plain },                                  /* 5 */
+    { "closed", "", plain },                                /* 6 */
+    { "parent", "3?o", handle_parent_types },               /* 7 */
+};
+
+HIDDEN const struct wl_interface ka_zwlr_foreign_toplevel_handle_v1 = {
+    "zwlr_foreign_toplevel_handle_v1", 3, 10, foreign_handle_requests, 8, foreign_handle_events };
+
 /* ---- accessors ---- */
 
 const struct wl_interface *ka_wl_compositor_interface(void) { return &wl_compositor_interface; }
@@ -165,6 +246,9 @@ const struct wl_interface *ka_wl_shm_interface(void) { return &wl_shm_interface;
 const struct wl_interface *ka_zwlr_layer_shell_v1_interface(void) { return &ka_zwlr_layer_shell_v1; }
 const struct wl_interface *ka_xdg_wm_base_interface(void) { return &ka_xdg_wm_base; }
 const struct wl_interface *ka_zxdg_output_manager_v1_interface(void) { return &ka_zxdg_output_manager_v1; }
+const struct wl_interface *ka_zwlr_foreign_toplevel_manager_v1_interface(void) {
+    return &ka_zwlr_foreign_toplevel_manager_v1;
+}
 
 /* ---- request wrappers ---- */
 
@@ -235,7 +319,19 @@ struct xdg_popup *ka_xdg_surface_get_popup(struct xdg_surface *surface, struct x
                                            struct xdg_positioner *positioner) {
     return (struct xdg_popup *)CREATE(surface, 2, ka_xdg_popup, parent, positioner);
 }
+struct xdg_toplevel *ka_xdg_surface_get_toplevel(struct xdg_surface *surface) {
+    return (struct xdg_toplevel *)CREATE(surface, 1, ka_xdg_toplevel);
+}
+void ka_xdg_surface_ack_configure(struct xdg_surface *surface, uint32_t serial) { SEND(surface, 4, serial); }
 void ka_xdg_surface_destroy(struct xdg_surface *surface) { SEND_DESTROY(surface, 0); }
+
+int ka_xdg_toplevel_add_listener(struct xdg_toplevel *toplevel, const struct ka_xdg_toplevel_listener *listener,
+                                 void *data) {
+    return wl_proxy_add_listener(PROXY(toplevel), (void (**)(void))listener, data);
+}
+void ka_xdg_toplevel_set_title(struct xdg_toplevel *t, const char *title) { SEND(t, 2, title); }
+void ka_xdg_toplevel_set_app_id(struct xdg_toplevel *t, const char *app_id) { SEND(t, 3, app_id); }
+void ka_xdg_toplevel_destroy(struct xdg_toplevel *t) { SEND_DESTROY(t, 0); }
 
 int ka_xdg_popup_add_listener(struct xdg_popup *popup, const struct ka_xdg_popup_listener *listener, void *data) {
     return wl_proxy_add_listener(PROXY(popup), (void (**)(void))listener, data);
@@ -253,3 +349,19 @@ int ka_xdg_output_add_listener(struct zxdg_output_v1 *output, const struct ka_xd
     return wl_proxy_add_listener(PROXY(output), (void (**)(void))listener, data);
 }
 void ka_xdg_output_destroy(struct zxdg_output_v1 *output) { SEND_DESTROY(output, 0); }
+
+int ka_foreign_toplevel_manager_add_listener(struct zwlr_foreign_toplevel_manager_v1 *manager,
+                                             const struct ka_foreign_toplevel_manager_listener *listener,
+                                             void *data) {
+    return wl_proxy_add_listener(PROXY(manager), (void (**)(void))listener, data);
+}
+void ka_foreign_toplevel_manager_stop(struct zwlr_foreign_toplevel_manager_v1 *manager) {
+    SEND(manager, 0);
+    wl_proxy_destroy(PROXY(manager));
+}
+
+int ka_foreign_toplevel_handle_add_listener(struct zwlr_foreign_toplevel_handle_v1 *handle,
+                                            const struct ka_foreign_toplevel_handle_listener *listener, void *data) {
+    return wl_proxy_add_listener(PROXY(handle), (void (**)(void))listener, data);
+}
+void ka_foreign_toplevel_handle_destroy(struct zwlr_foreign_toplevel_handle_v1 *handle) { SEND_DESTROY(handle, 7); }

@@ -43,7 +43,12 @@ public struct WaylandOutputStatus: Sendable, Hashable, CustomStringConvertible {
 ///   up at start is reported (the whole inset at its edge, `.derivedUpperBound`, since a panel
 ///   there cannot be told apart until it hides once; exact from its first hide on); show and hide
 ///   go through the service.
-/// - `isLocal` is left nil: the manager fills it from what the app says about its text input.
+/// - `isLocal` is judged at each show against the app's identity (``setAppIdentity(_:)``), as on
+///   X11, where the compositor offers wlr-foreign-toplevel-management (sway, phoc, labwc,
+///   wayfire): the activated toplevel's app id is compared with the app's ids, and, where sway's
+///   IPC (`SWAYSOCK`) belongs to this compositor, the focused view's pid with the app's pids.
+///   Where none of that can be compared it is nil, and the manager fills it from what the app
+///   says about its text input (`textInputActive`). A show never waits for either.
 /// - The layout is the seat keyboard's (where one exists), else nil.
 /// - Compositors without `zwlr_layer_shell_v1` (Weston, GNOME) are reported unavailable.
 public final class WaylandBackend: KeyboardBackend {
@@ -51,10 +56,12 @@ public final class WaylandBackend: KeyboardBackend {
     public let name = "wayland"
     /// Docking, outputs and layout; no own frames (only the reserved space), no floating keyboards.
     /// With keyboard services, it can also show and hide keyboards (while a service runs).
+    /// Ownership too once the compositor was seen to offer foreign toplevels.
     public var capabilities: BackendCapabilities {
-        services.isEmpty
-            ? [.reportsDocking, .reportsOutputs, .reportsLayout]
-            : [.reportsDocking, .reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
+        var capabilities: BackendCapabilities = [.reportsDocking, .reportsOutputs, .reportsLayout]
+        if !services.isEmpty { capabilities.formUnion([.hidesKeyboards, .showsKeyboards]) }
+        if offersToplevels.load(ordering: .relaxed) { capabilities.insert(.reportsOwnership) }
+        return capabilities
     }
     /// The keyboards' own services (squeekboard's), started and stopped with the backend: they name
     /// the strips, tell a keyboard up at start from a panel, and take show and hide requests.
@@ -66,6 +73,11 @@ public final class WaylandBackend: KeyboardBackend {
     /// The connection of the current start; used on the loop's thread only.
     private let lifecycle: BackendLifecycle<WaylandConnection>
     private let latestStatus = Mutex<[WaylandOutputStatus]>([])
+    private let app = Mutex<AppIdentity>(.currentProcess)
+    /// Whether the compositor last connected to offered wlr-foreign-toplevel-management.
+    private let offersToplevels = Atomic<Bool>(false)
+    /// Where `SWAYSOCK` is read.
+    let environment: [String: String]
 
     /// The registration that the `KeyboardAdapter` umbrella adds to the registry.
     public static let registration = BackendRegistry.Registration(
@@ -75,11 +87,15 @@ public final class WaylandBackend: KeyboardBackend {
     deinit { stop() }
 
     /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or
-    /// at `WAYLAND_DISPLAY` when nil, joined with `services`. Nothing connects until
-    /// `availability()` or `start(in:sink:)`.
-    public init(display: String? = nil, services: [any KeyboardService] = []) {
+    /// at `WAYLAND_DISPLAY` when nil, joined with `services`; sway's IPC socket is `environment`'s
+    /// `SWAYSOCK`. Nothing connects until `availability()` or `start(in:sink:)`.
+    public init(
+        display: String? = nil, services: [any KeyboardService] = [],
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
         displayName = display
         self.services = services
+        self.environment = environment
         lifecycle = BackendLifecycle(services: { services })
     }
 
@@ -93,6 +109,7 @@ public final class WaylandBackend: KeyboardBackend {
         do {
             let session = try WaylandSession(display: displayName)
             defer { session.destroy() }
+            offersToplevels.store(session.offers(WaylandSession.toplevelsInterface), ordering: .relaxed)
             if let missing = Self.missingInterface(session) {
                 return .unavailable(reason: Self.unsupportedReason(missing: missing, session: session))
             }
@@ -126,7 +143,14 @@ public final class WaylandBackend: KeyboardBackend {
         return reason
     }
 
-    /// Connects, sets up one probe per output, and adds the connection to the loop. Keyboards
+    /// The app whose focused toplevel makes a keyboard local; the current process until set.
+    /// Takes effect at the next show.
+    public func setAppIdentity(_ identity: AppIdentity) {
+        app.withLock { $0 = identity }
+    }
+
+    /// Connects, sets up one probe per output, and adds the connection to the loop (and sway's IPC
+    /// too, when it belongs to this compositor and it offers foreign toplevels). Keyboards
     /// already docked now count as baseline (see the type's notes), except one whose service says
     /// it is up, which is delivered at once.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
@@ -155,6 +179,15 @@ public final class WaylandBackend: KeyboardBackend {
                 throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
             }
             latestStatus.withLock { $0 = session.status }
+            let hasToplevels = session.offers(WaylandSession.toplevelsInterface)
+            offersToplevels.store(hasToplevels, ordering: .relaxed)
+            session.appIdentity = { [weak self] in self?.app.withLock { $0 } ?? AppIdentity() }
+            if hasToplevels {
+                session.toplevels = ToplevelConnection(displayName: displayName, context: context)
+                session.swayIPC = try? SwayIPC.open(
+                    environment: environment, compositorPID: session.compositorPID, context: context
+                ).get()
+            }
             session.deliver = { sink.deliver($0) }
             // The services are asked before the strips present now are judged; their changes come
             // on this loop's thread, where the session lives.
@@ -190,7 +223,7 @@ public final class WaylandBackend: KeyboardBackend {
         var lines = ["compositor at \(session.connection.socketName)"]
         let wanted = [
             WaylandSession.layerShellInterface, "wl_compositor", "xdg_wm_base", "zxdg_output_manager_v1",
-            "wl_seat",
+            "wl_seat", WaylandSession.toplevelsInterface,
         ]
         lines.append(
             "protocols: "
@@ -201,6 +234,7 @@ public final class WaylandBackend: KeyboardBackend {
         }
         lines += session.status.map { "output \($0)" }
         lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+        lines += ownershipDiagnosis(session)
         lines.append("event thread: " + DisplaySource.threadDescription)
         var insets: [Edge: Int] = [:]
         for status in session.status {

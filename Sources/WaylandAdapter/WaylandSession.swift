@@ -1,10 +1,12 @@
 import CWayland
 import CWaylandProtocols
+import Glibc
 import KeyboardAdapterCore
 import WaylandClient
 
 /// Everything the backend holds on one connection: globals, outputs with their probes, the seat
-/// layout, and the docked keyboards reported so far. Lives on the loop thread after `start`.
+/// layout, the toplevels with their focus (and sway's IPC for pids), and the docked keyboards
+/// reported so far. Lives on the loop thread after `start`.
 final class WaylandSession {
     let connection: WaylandDisplay
     private let registry: Registry
@@ -14,6 +16,14 @@ final class WaylandSession {
     private let shared: SharedGlobals
     private var outputs: [UInt32: WatchedOutputState] = [:]
     private var reports = KeyboardReports()
+    /// The compositor's toplevels, on a connection of their own, when it offers
+    /// wlr-foreign-toplevel-management.
+    var toplevels: ToplevelConnection?
+    /// sway's IPC, for the focused view's pid, when it belongs to this compositor.
+    var swayIPC: SwayIPC?
+    /// The app `isLocal` is judged against, read at each show.
+    var appIdentity: () -> AppIdentity = { AppIdentity() }
+    private var verdicts = LocalVerdicts()
     /// Set once the globals present at start are bound: outputs announced later are plugged.
     private var isBound = false
     /// Where observations go; nil while only checking what the compositor offers.
@@ -23,6 +33,8 @@ final class WaylandSession {
 
     /// The protocol the backend cannot do without.
     static let layerShellInterface = "zwlr_layer_shell_v1"
+    /// The protocol that says which toplevel has the focus.
+    static let toplevelsInterface = "zwlr_foreign_toplevel_manager_v1"
 
     /// Connects and reads the globals (one roundtrip); binds nothing yet.
     init(display name: String?) throws(WaylandError) {
@@ -151,8 +163,21 @@ final class WaylandSession {
 
     private func send(_ observations: [KeyboardObservation]) {
         guard let deliver else { return }
-        observations.forEach(deliver)
+        for observation in observations {
+            deliver(verdicts.stamp(observation) { isLocalNow })
+        }
     }
+
+    /// Whether the focus now is the app's (see ``ShowOwnership``).
+    private var isLocalNow: Bool? {
+        let ipc = swayIPC.flatMap { $0.isOpen ? $0 : nil }
+        return ShowOwnership.isLocal(
+            activation: offers(Self.toplevelsInterface) ? toplevels?.activation ?? .unknown : nil, swayIPC: ipc != nil,
+            swayFocus: ipc?.state.focus, app: appIdentity())
+    }
+
+    /// The compositor's process (the peer of the connection), to tell whose sway IPC socket is whose.
+    var compositorPID: pid_t? { SwayIPC.peerPID(connection.fileDescriptor) }
 
     /// The outputs and their usable areas in global coordinates, ordered by name.
     var status: [WaylandOutputStatus] {
@@ -174,6 +199,10 @@ final class WaylandSession {
         for state in outputs.values { state.destroy() }
         outputs = [:]
         shared.destroy()
+        toplevels?.close()
+        toplevels = nil
+        swayIPC?.close()
+        swayIPC = nil
         if let wmBase { ka_wm_base_destroy(wmBase) }
         wmBase = nil
         if let layerShell { ka_layer_shell_destroy(layerShell) }

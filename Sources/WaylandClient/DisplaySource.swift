@@ -1,5 +1,6 @@
 import CThreadSlice
 import CWayland
+import Glibc
 import KeyboardAdapterCore
 
 /// A compositor connection as a run-loop source: the loop polls its descriptor, and every
@@ -27,6 +28,10 @@ package final class DisplaySource: LoopSource, @unchecked Sendable {
         context.add(self)
     }
 
+    /// The most reads (of at most 4 KiB each) in one turn of the loop: enough to keep up with a
+    /// compositor's burst, few enough that the loop's other sources get their turn.
+    static let readsPerTurn = 16
+
     /// What the loop's thread asks the scheduler for, and whether this kernel keeps it, for
     /// `--doctor`.
     package static var threadDescription: String { String(cString: ka_loop_slice_description()) }
@@ -48,6 +53,8 @@ package final class DisplaySource: LoopSource, @unchecked Sendable {
         reading = false
         do throws(WaylandError) {
             try display.finishRead(events: events)
+            var reads = 1
+            while reads < Self.readsPerTurn, events & Int16(POLLIN) != 0, try display.readWaiting() { reads += 1 }
         } catch {
             fail(error.description)
         }

@@ -82,6 +82,18 @@ package final class WaylandDisplay {
         if wl_display_dispatch_pending(display) < 0 { throw WaylandError(description: lostText()) }
     }
 
+    /// Reads again when more has come, without waiting, and dispatches; true when something was
+    /// read. libwayland reads at most 4 KiB at a time, and a compositor closes a client that falls
+    /// too far behind (libwayland-server before 1.23 as soon as its socket is full), so a burst
+    /// of events (a client mapping thousands of toplevels) is read on within one turn of the loop.
+    package func readWaiting() throws(WaylandError) -> Bool {
+        if case .failure(let error) = prepareRead() { throw error }
+        var descriptor = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, 0) > 0 ? descriptor.revents & Int16(POLLIN) : 0
+        try finishRead(events: ready)
+        return ready != 0
+    }
+
     /// The connection's descriptor.
     package var fileDescriptor: Int32 { wl_display_get_fd(display) }
 

@@ -3,7 +3,9 @@ import KeyboardAdapterCore
 /// Judges whether a keyboard came up for this app. No keyboard links its window to the app it
 /// types into, but keyboards leave the focus where it was, so the focused top-level at show time
 /// tells: the window manager's `_NET_ACTIVE_WINDOW`, else (no window manager keeps it) the X
-/// input focus. When the keyboard itself has taken the focus, or the window manager has just
+/// input focus. That window (its frame or client) is the app's when it is one of the app's windows,
+/// has one of its pids (`_NET_WM_PID`) or one of its app ids as `WM_CLASS` class or instance.
+/// When the keyboard itself has taken the focus, or the window manager has just
 /// cleared it while mapping the keyboard, the window active just before counts.
 ///
 /// The active window is read once at start and then only when the root's property changes.
@@ -31,7 +33,7 @@ struct FocusOwnership {
         keyboard: WindowID, keyboardFrame: WindowID?, app: AppIdentity, server: some WindowServer,
         topLevel: (WindowID) -> WindowID?, clientOf: (WindowID) -> WindowID?
     ) -> Bool? {
-        guard !app.processIDs.isEmpty || !app.windowIDs.isEmpty else { return nil }
+        guard !app.processIDs.isEmpty || !app.windowIDs.isEmpty || !app.appIDs.isEmpty else { return nil }
         let keyboardWindows = Set([keyboard] + (keyboardFrame.map { [$0] } ?? []))
         var focus = isKept ? active : (server.inputFocus() ?? 0)
         if focus == 0 || keyboardWindows.contains(focus) || keyboardWindows.contains(topLevel(focus) ?? 0) {
@@ -48,8 +50,14 @@ struct FocusOwnership {
         if candidates.contains(where: { windowIDs.contains(UInt64($0)) }) { return true }
         let processIDs = Set(app.processIDs)
         for candidate in Set(candidates) {
-            if let pid = server.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid),
-                processIDs.contains(pid)
+            if !processIDs.isEmpty, let pid = server.values(candidate, "_NET_WM_PID")?.first,
+                let pid = Int32(exactly: pid), processIDs.contains(pid)
+            {
+                return true
+            }
+            // An app id names an X11 app by its WM_CLASS, either part (Xwayland's app_id is the class).
+            if !app.appIDs.isEmpty, let names = server.windowClass(candidate),
+                app.includes(appID: names.instance) || app.includes(appID: names.windowClass)
             {
                 return true
             }

@@ -1,3 +1,5 @@
+import KeyboardAdapter
+
 /// What the command line asked for.
 struct Options: Equatable {
     /// How events are printed.
@@ -24,6 +26,7 @@ struct Options: Equatable {
     var backend: String?
     var processIDs: [Int32] = []
     var windowIDs: [UInt64] = []
+    var appIDs: [String] = []
     var recordPath: String?
     var replayPath: String?
     /// Playback speed factor; nil plays as fast as possible.
@@ -106,6 +109,14 @@ extension Options {
                     throw UsageError("--window needs a window id (decimal or 0x hex), not '\(text)'")
                 }
                 options.windowIDs.append(id)
+            case "--app-id":
+                let text = try value(flag, inline: inline)
+                guard !text.isEmpty, text.utf8.count <= AppIdentity.maximumAppIDBytes else {
+                    throw UsageError(
+                        "--app-id needs an app id of 1 to \(AppIdentity.maximumAppIDBytes) bytes"
+                            + (text.isEmpty ? "" : ", not one of \(text.utf8.count)"))
+                }
+                options.appIDs.append(text)
             case "--record": options.recordPath = try value(flag, inline: inline)
             case "--replay": options.replayPath = try value(flag, inline: inline)
             case "--speed":

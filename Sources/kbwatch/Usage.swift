@@ -26,7 +26,9 @@ enum Usage {
           --settle MS          how long a frame must stay put before a did event (default 50)
           --progress           also print every frame in between a will and its did ('progress')
           --pid PID            judge 'local' against this process (repeatable)
-          --window ID          judge 'local' against this window, decimal or 0x hex (repeatable)
+          --window ID          judge 'local' against this X11 window, decimal or 0x hex (repeatable)
+          --app-id ID          judge 'local' against this app id: a Wayland app_id, an X11
+                               WM_CLASS class or instance, a desktop file id (repeatable)
         Other modes:
           --state              print the visible keyboards once (and the keyboard services
                                that run); exit 1 when none is visible

@@ -107,9 +107,10 @@ let writer: any EventWriter =
 
 let manager = KeyboardManager(
     backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000, recorder: recorder))
-// kbwatch has no windows of its own: without --pid or --window there is no app to judge
+// kbwatch has no windows of its own: without --pid, --window or --app-id there is no app to judge
 // ownership against, so `local` stays unknown rather than always false.
-manager.setAppIdentity(AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs))
+manager.setAppIdentity(
+    AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs, appIDs: options.appIDs))
 
 // Lines are written on the manager's run-loop thread as each event is produced: no hop to another
 // thread between the display server and stdout. Events, layout changes and the end of the

@@ -11,7 +11,7 @@ struct CLITests {
         #expect(result.status == 0)
         for option in [
             "--json", "--format", "--backend", "--list-backends", "--doctor", "--state", "--pid", "--window",
-            "--record", "--replay", "--speed", "--settle", "--help", "--version",
+            "--app-id", "--record", "--replay", "--speed", "--settle", "--help", "--version",
         ] {
             #expect(result.stdout.contains(option), "help lacks \(option)")
         }
@@ -33,6 +33,11 @@ struct CLITests {
             (["--pid", "-3"], "--pid needs a process id, not '-3'"),
             (["--pid", "abc"], "--pid needs a process id, not 'abc'"),
             (["--window", "0xZZ"], "--window needs a window id (decimal or 0x hex), not '0xZZ'"),
+            (["--app-id", ""], "--app-id needs an app id of 1 to 256 bytes"),
+            (
+                ["--app-id", String(repeating: "a", count: 257)],
+                "--app-id needs an app id of 1 to 256 bytes, not one of 257"
+            ),
             (["--speed", "2"], "--speed only applies to --replay"),
             (["--state", "--doctor"], "--state and --doctor cannot be used together"),
             (["--format"], "--format needs a value"),

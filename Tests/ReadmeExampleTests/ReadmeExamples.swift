@@ -180,3 +180,7 @@ struct PointerEvent {
     case .none: break
     }
 }
+
+func namingTheApp(manager: KeyboardManager) {
+    manager.setAppIdentity(AppIdentity(processIDs: [getpid()], appIDs: ["org.example.Editor"]))
+}

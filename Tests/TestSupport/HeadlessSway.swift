@@ -126,6 +126,40 @@ public final class HeadlessSway: @unchecked Sendable {
             command, socket: socket, runtime: runtime, environment: environment, asTestUser: asTestUser)
     }
 
+    /// Starts wvkbd-mobintl hidden as a client of this sway and waits until it handles SIGUSR1
+    /// (hide) and SIGUSR2 (show).
+    public func startWvkbd(arguments: [String] = []) throws -> ChildProcess {
+        try Self.waitForSignals(try startClient(["wvkbd-mobintl", "--hidden"] + arguments))
+    }
+
+    /// Waits until a started wvkbd handles SIGUSR1 and SIGUSR2 (hide and show), on any compositor.
+    public static func waitForSignals(_ keyboard: ChildProcess) throws -> ChildProcess {
+        do {
+            try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
+                keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning
+            }
+            if !keyboard.isRunning { throw TestFailure("wvkbd exited early:\n\(keyboard.log)") }
+        } catch {
+            keyboard.stop()
+            throw error
+        }
+        return keyboard
+    }
+
+    /// Runs a GTK 3 Python `script` (written to `name`) with `arguments` as a Wayland client of
+    /// this sway, as sway's user, in a clean environment (`env -i` execs it, so the pid is
+    /// Python's); ended with sway.
+    public func launchGTK(_ script: String, name: String, arguments: [String] = []) throws -> ChildProcess {
+        let path = try runtime.write(name, script)
+        let user = try TestUser.ensure()
+        let (program, commandArguments) = try Userland.command(
+            [
+                "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
+                "WAYLAND_DISPLAY=\(socket)", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1", "/usr/bin/python3", path,
+            ] + arguments, on: stack, as: user, accounts: runtime.path)
+        return try ChildProcess(program, commandArguments, directory: runtime.path)
+    }
+
     /// Ends sway by its pid.
     public func stop() {
         process.stopWithDescendants()

@@ -74,9 +74,11 @@ enum Fixture {
     /// The lines of a show then a hide of one keyboard: willShow, didShow, willHide, didHide.
     static func showHide(
         id: String, frame: Rect, offScreen: Rect, edge: Edge, output: Output,
-        layout: String?
+        layout: String?, local: Bool? = nil
     ) -> [String] {
-        let tail = "docked=true edge=\(edge.rawValue) output=\(output) derived local=nil layout=\(layout ?? "nil")"
+        let tail =
+            "docked=true edge=\(edge.rawValue) output=\(output) derived local=\(local.map(String.init) ?? "nil") "
+            + "layout=\(layout ?? "nil")"
         return [
             "willShow \(id) \(offScreen) -> \(frame) \(tail)",
             "didShow \(id) \(offScreen) -> \(frame) \(tail)",
@@ -120,25 +122,11 @@ enum Fixture {
 
     /// Starts wvkbd-mobintl hidden on `sway` and waits until it handles SIGUSR1 and SIGUSR2.
     static func wvkbd(_ sway: HeadlessSway, arguments: [String] = []) throws -> ChildProcess {
-        try ready(try sway.startClient(["wvkbd-mobintl", "--hidden"] + arguments))
+        try sway.startWvkbd(arguments: arguments)
     }
 
     /// Starts wvkbd-mobintl hidden on `labwc`, as on sway.
     static func wvkbd(_ labwc: HeadlessLabwc) throws -> ChildProcess {
-        try ready(try labwc.startClient(["wvkbd-mobintl", "--hidden"]))
-    }
-
-    /// Waits until a started wvkbd handles SIGUSR1 and SIGUSR2 (hide and show).
-    private static func ready(_ keyboard: ChildProcess) throws -> ChildProcess {
-        do {
-            try Wait.require("wvkbd to handle SIGUSR1 and SIGUSR2", timeout: 10) {
-                keyboard.handles(SIGUSR1) && keyboard.handles(SIGUSR2) || !keyboard.isRunning
-            }
-            if !keyboard.isRunning { throw TestFailure("wvkbd exited early:\n\(keyboard.log)") }
-        } catch {
-            keyboard.stop()
-            throw error
-        }
-        return keyboard
+        try HeadlessSway.waitForSignals(try labwc.startClient(["wvkbd-mobintl", "--hidden"]))
     }
 }

@@ -15,8 +15,10 @@ extension WaylandIntegration {
         static let output = Output(name: "WL-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
         static let strip = Rect(x: 0, y: 400, width: 1280, height: 400)
 
+        static let entryID = "org.example.Entry"
+
         @Test(
-            "the entry's focus shows squeekboard: reported with its strip, named squeekboard; and hidden",
+            "the entry's focus shows squeekboard: its strip, named squeekboard, local for the entry's app id only",
             arguments: Stack.allCases)
         func entryFocus(stack: Stack) throws {
             guard try Programs.ready(["dbus-daemon", "gsettings"]),
@@ -28,7 +30,7 @@ extension WaylandIntegration {
             try phoc.bus.waitForName("sm.puri.OSK0")
             // squeekboard may map its panel for a few tens of milliseconds while it starts.
             Thread.sleep(forTimeInterval: 0.5)
-            let app = try phoc.launch("python3", [try phoc.runtime.write("entry.py", EntryApp.script)])
+            let app = try phoc.launch("python3", [try phoc.runtime.write("entry.py", EntryApp.script), Self.entryID])
             try Wait.require("the app's window to be active", timeout: 15) {
                 app.log.contains("active") || !app.isRunning
             }
@@ -36,10 +38,20 @@ extension WaylandIntegration {
 
             let sink = TrackingSink(backendName: "wayland")
             let service = DBusKeyboardService.squeekboard(environment: phoc.environment.compactMapValues { $0 })
-            let backend = WaylandBackend(display: phoc.socket, services: [service])
+            // phoc inherits sway's SWAYSOCK in a real session: those are another compositor's pids.
+            let environment = ["SWAYSOCK": try #require(phoc.sway.ipcSocket)]
+            let backend = WaylandBackend(display: phoc.socket, services: [service], environment: environment)
+            backend.setAppIdentity(AppIdentity(processIDs: [app.pid], appIDs: [Self.entryID]))
             let watching = try BackendLoop(backend, sink: sink)
             defer { watching.stop() }
+            // Another app's watcher on the same compositor.
+            let otherSink = TrackingSink(backendName: "wayland")
+            let other = WaylandBackend(display: phoc.socket)
+            other.setAppIdentity(AppIdentity(processIDs: [app.pid], appIDs: ["org.example.Other"]))
+            let otherWatching = try BackendLoop(other, sink: otherSink)
+            defer { otherWatching.stop() }
             try Fixture.waitForUsableArea(backend, Self.output.name, Self.output.frame)
+            try Fixture.waitForUsableArea(other, Self.output.name, Self.output.frame)
             #expect(service.state.isRunning && service.state.isVisible == false, "\(service.state)")
             #expect(sink.updates.isEmpty, "\(describe(sink.updates))")
 
@@ -47,6 +59,7 @@ extension WaylandIntegration {
             try sink.waitForUpdates(2, "squeekboard shown for the entry", timeout: 10)
             app.signal(SIGUSR2)  // a button takes it back
             try sink.waitForUpdates(4, "squeekboard hidden", timeout: 10)
+            try otherSink.waitForUpdates(4, "squeekboard shown and hidden, seen by the other app", timeout: 10)
 
             let named = "squeekboard pid=\(squeekboard.pid)"
             #expect(
@@ -57,9 +70,23 @@ extension WaylandIntegration {
                     == Fixture.showHide(
                         id: "wayland:WL-1:bottom", frame: Self.strip,
                         offScreen: Rect(x: 0, y: 800, width: 1280, height: 400), edge: .bottom, output: Self.output,
-                        layout: nil),
+                        layout: nil, local: true),
                 "\(describe(sink.updates))")
+            #expect(otherSink.updates.map(\.isLocal) == [false, false, false, false])
             #expect(service.state.isVisible == false)
+
+            let report = backend.diagnose()
+            #expect(
+                report.contains(
+                    "focus for 'local': the activated toplevel (zwlr_foreign_toplevel_manager_v1): 1 toplevels "
+                        + "followed, activated: \(Self.entryID); app ids are compared"), "\(report)")
+            let swayPID = phoc.sway.process.pid
+            let pids = report.first { $0.hasPrefix("pids: ") } ?? ""
+            #expect(
+                pids.hasPrefix(
+                    "pids: not compared (SWAYSOCK \(environment["SWAYSOCK"]!) belongs to another compositor (pid \(swayPID); this display's is pid "
+                )
+                    && pids.hasSuffix(")): only app ids decide 'local' here"), "\(pids)")
         }
     }
 }

@@ -261,4 +261,28 @@ struct WindowTreeTests {
         expected.isLocal = false
         #expect(w.flush() == [expected], "judged again at the next show, by the focus then")
     }
+
+    @Test("a keyboard is local when the focused window's WM_CLASS class or instance is one of the app's ids")
+    func ownershipByClass() {
+        let w = ModelWorld(app: AppIdentity(appIDs: ["org.example.Editor"]))
+        w.create(0x900, geometry(0, 0, 800, 400))
+        w.setClass(0x900, "editor\0org.example.Editor\0")
+        w.create(0x901, geometry(0, 400, 800, 300))
+        w.setClass(0x901, "org.example.Editor\0Editor\0")
+        w.create(0x902, geometry(800, 0, 400, 400))
+        w.setClass(0x902, "org.example.Editor.Other\0Other\0")
+        var verdicts: [Bool?] = []
+        for focus in [0x900, 0x901, 0x902] as [WindowID] {
+            w.server.focus = focus
+            if verdicts.isEmpty {
+                w.showKeyboard(0x200, geometry(0, 700, 300, 100))
+            } else {
+                w.map(0x200)
+            }
+            verdicts += w.flush().map(\.isLocal)
+            w.unmap(0x200)
+            w.flush()
+        }
+        #expect(verdicts == [true, true, false], "class, instance, neither")
+    }
 }

@@ -1,11 +1,13 @@
 #ifndef KEYBOARD_ADAPTER_CWAYLAND_PROTOCOLS_H
 #define KEYBOARD_ADAPTER_CWAYLAND_PROTOCOLS_H
 /*
- * Client-side interface tables and request wrappers for the parts of three protocols the Wayland
+ * Client-side interface tables and request wrappers for the parts of four protocols the Wayland
  * backend speaks: wlr-layer-shell (zwlr_layer_shell_v1 v4, zwlr_layer_surface_v1 v4), an xdg-shell
- * subset (xdg_wm_base, xdg_positioner, xdg_surface, xdg_popup at v2) and xdg-output
- * (zxdg_output_manager_v1, zxdg_output_v1 at v3). Written from the protocols' documented opcodes
- * and signatures.
+ * subset (xdg_wm_base, xdg_positioner, xdg_surface, xdg_popup, xdg_toplevel at v2), xdg-output
+ * (zxdg_output_manager_v1, zxdg_output_v1 at v3) and wlr-foreign-toplevel-management
+ * (zwlr_foreign_toplevel_manager_v1, zwlr_foreign_toplevel_handle_v1 at v3). Written from the
+ * protocols' documented opcodes and signatures. The backend never makes a toplevel: the
+ * xdg_toplevel requests serve the integration tests' own clients.
  *
  * Swift cannot call the variadic wl_proxy_marshal_flags, hence one plain function per request.
  * Swift must not take the address of an extern struct itself (it may get a temporary copy), hence
@@ -25,6 +27,9 @@ struct xdg_surface;
 struct xdg_popup;
 struct zxdg_output_manager_v1;
 struct zxdg_output_v1;
+struct xdg_toplevel;
+struct zwlr_foreign_toplevel_manager_v1;
+struct zwlr_foreign_toplevel_handle_v1;
 
 /* Interface addresses, for wl_registry_bind and friends. */
 const struct wl_interface *ka_wl_compositor_interface(void);
@@ -34,6 +39,7 @@ const struct wl_interface *ka_wl_shm_interface(void);
 const struct wl_interface *ka_zwlr_layer_shell_v1_interface(void);
 const struct wl_interface *ka_xdg_wm_base_interface(void);
 const struct wl_interface *ka_zxdg_output_manager_v1_interface(void);
+const struct wl_interface *ka_zwlr_foreign_toplevel_manager_v1_interface(void);
 
 /* Enum values used by the backend. */
 enum {
@@ -46,6 +52,7 @@ enum {
     KA_POSITIONER_GRAVITY_BOTTOM_RIGHT = 8,
     KA_POSITIONER_CONSTRAINT_SLIDE_X = 1,
     KA_POSITIONER_CONSTRAINT_SLIDE_Y = 2,
+    KA_FOREIGN_TOPLEVEL_STATE_ACTIVATED = 2,
 };
 
 /* zwlr_layer_shell_v1 */
@@ -97,7 +104,21 @@ int ka_xdg_surface_add_listener(struct xdg_surface *surface, const struct ka_xdg
                                 void *data);
 struct xdg_popup *ka_xdg_surface_get_popup(struct xdg_surface *surface, struct xdg_surface *parent,
                                            struct xdg_positioner *positioner);
+struct xdg_toplevel *ka_xdg_surface_get_toplevel(struct xdg_surface *surface);
+void ka_xdg_surface_ack_configure(struct xdg_surface *surface, uint32_t serial);
 void ka_xdg_surface_destroy(struct xdg_surface *surface);
+
+/* xdg_toplevel */
+struct ka_xdg_toplevel_listener {
+    void (*configure)(void *data, struct xdg_toplevel *toplevel, int32_t width, int32_t height,
+                      struct wl_array *states);
+    void (*close)(void *data, struct xdg_toplevel *toplevel);
+};
+int ka_xdg_toplevel_add_listener(struct xdg_toplevel *toplevel, const struct ka_xdg_toplevel_listener *listener,
+                                 void *data);
+void ka_xdg_toplevel_set_title(struct xdg_toplevel *toplevel, const char *title);
+void ka_xdg_toplevel_set_app_id(struct xdg_toplevel *toplevel, const char *app_id);
+void ka_xdg_toplevel_destroy(struct xdg_toplevel *toplevel);
 
 /* xdg_popup */
 struct ka_xdg_popup_listener {
@@ -123,6 +144,35 @@ struct ka_xdg_output_listener {
 int ka_xdg_output_add_listener(struct zxdg_output_v1 *output, const struct ka_xdg_output_listener *listener,
                                void *data);
 void ka_xdg_output_destroy(struct zxdg_output_v1 *output);
+
+/* zwlr_foreign_toplevel_manager_v1 */
+struct ka_foreign_toplevel_manager_listener {
+    void (*toplevel)(void *data, struct zwlr_foreign_toplevel_manager_v1 *manager,
+                     struct zwlr_foreign_toplevel_handle_v1 *handle);
+    void (*finished)(void *data, struct zwlr_foreign_toplevel_manager_v1 *manager);
+};
+int ka_foreign_toplevel_manager_add_listener(struct zwlr_foreign_toplevel_manager_v1 *manager,
+                                             const struct ka_foreign_toplevel_manager_listener *listener,
+                                             void *data);
+/* Asks for no more events, then forgets the proxy: the protocol has no destructor request for it
+ * (the compositor ends it with `finished`, which nobody waits for once the client is leaving). */
+void ka_foreign_toplevel_manager_stop(struct zwlr_foreign_toplevel_manager_v1 *manager);
+
+/* zwlr_foreign_toplevel_handle_v1 */
+struct ka_foreign_toplevel_handle_listener {
+    void (*title)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle, const char *title);
+    void (*app_id)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle, const char *app_id);
+    void (*output_enter)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle, struct wl_output *output);
+    void (*output_leave)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle, struct wl_output *output);
+    void (*state)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle, struct wl_array *state);
+    void (*done)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle);
+    void (*closed)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle);
+    void (*parent)(void *data, struct zwlr_foreign_toplevel_handle_v1 *handle,
+                   struct zwlr_foreign_toplevel_handle_v1 *parent);
+};
+int ka_foreign_toplevel_handle_add_listener(struct zwlr_foreign_toplevel_handle_v1 *handle,
+                                            const struct ka_foreign_toplevel_handle_listener *listener, void *data);
+void ka_foreign_toplevel_handle_destroy(struct zwlr_foreign_toplevel_handle_v1 *handle);
 
 #pragma GCC visibility pop
 

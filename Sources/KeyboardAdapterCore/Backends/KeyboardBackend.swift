@@ -128,8 +128,8 @@ public protocol KeyboardObserving: AnyObject, Sendable {
     /// Removes its sources and releases the connection, on the loop's thread (the manager calls it
     /// there). Idempotent; no call to the sink follows.
     func stop()
-    /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows
-    /// or processes has the focus is local. Backends that cannot tell ignore it. Any thread.
+    /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows,
+    /// processes or app ids has the focus is local. Backends that cannot tell ignore it. Any thread.
     func setAppIdentity(_ identity: AppIdentity)
     /// The keyboards' own services the backend joins with its geometry, and that the manager asks
     /// to show and hide (none by default). The backend starts them on its loop and stops them
@@ -202,19 +202,45 @@ public enum KeyboardControlError: Error, Sendable, Hashable, CustomStringConvert
     }
 }
 
-/// The app whose keyboards count as local: its processes and its top-level windows.
+/// The app whose keyboards count as local: its processes, its top-level windows and its app ids.
+/// A keyboard is local when it comes up while something matching any of these has the focus;
+/// each backend compares what its display server tells about the focused top-level (see the
+/// README's table of what each identity is compared with).
 public struct AppIdentity: Sendable, Hashable {
     /// Process ids of the app (the current process by default).
     public var processIDs: [Int32]
     /// Window ids of the app's top-level windows (X11 window ids).
     public var windowIDs: [UInt64]
+    /// The app's ids as display servers name apps: a Wayland `app_id` (GTK takes it from the
+    /// program name or the GApplication id), an X11 `WM_CLASS` class or instance, or a desktop
+    /// file id, with or without `.desktop` (compositors name apps after their desktop files).
+    /// Compared exactly (case matters); one longer than ``maximumAppIDBytes`` never matches.
+    public var appIDs: [String]
+
+    /// The longest app id compared, in UTF-8 bytes. Display servers pass app ids from any client,
+    /// so backends keep at most this much of one (a longer one matches nothing); real ids are
+    /// reverse domain names far shorter than this.
+    public static let maximumAppIDBytes = 256
 
     /// Creates an identity.
-    public init(processIDs: [Int32] = [], windowIDs: [UInt64] = []) {
+    public init(processIDs: [Int32] = [], windowIDs: [UInt64] = [], appIDs: [String] = []) {
         self.processIDs = processIDs
         self.windowIDs = windowIDs
+        self.appIDs = appIDs
     }
 
     /// The current process.
     public static var currentProcess: AppIdentity { AppIdentity(processIDs: [getpid()]) }
+
+    /// Whether an app id a display server reports (`app_id`, a `WM_CLASS` part, a desktop file
+    /// id) is one of ``appIDs``: equal, once a `.desktop` suffix is dropped from either side.
+    package func includes(appID: String) -> Bool {
+        guard !appID.isEmpty, appID.utf8.count <= Self.maximumAppIDBytes else { return false }
+        let reported = Self.withoutDesktopSuffix(appID)
+        return appIDs.contains { $0.utf8.count <= Self.maximumAppIDBytes && Self.withoutDesktopSuffix($0) == reported }
+    }
+
+    private static func withoutDesktopSuffix(_ id: String) -> Substring {
+        id.hasSuffix(".desktop") && id.count > 8 ? id.dropLast(8) : id[...]
+    }
 }

@@ -144,8 +144,9 @@ public final class KeyboardManager: Sendable {
         }
     }
 
-    /// Which app `isLocal` is judged against (X11: its windows or processes having the focus when
-    /// a keyboard shows). The current process by default.
+    /// Which app `isLocal` is judged against: its windows, processes or app ids having the focus
+    /// when a keyboard shows (X11: windows, `_NET_WM_PID`, `WM_CLASS`; wlroots compositors: the
+    /// activated toplevel's app id, and its pid through sway's IPC). The current process by default.
     public func setAppIdentity(_ identity: AppIdentity) {
         backend.setAppIdentity(identity)
     }

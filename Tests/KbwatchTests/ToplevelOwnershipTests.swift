@@ -10,11 +10,13 @@ struct ToplevelOwnershipTests {
     static let second = "org.example.Second"
 
     @Test(
-        "two GTK 3 windows focused in turn: local for --app-id, a desktop file id and --pid only while the window is focused"
-    )
-    func focusedWindowDecides() throws {
-        guard try Programs.ready(["sway", "swaymsg", "wvkbd-mobintl", "/usr/bin/python3", "setpriv"]) else { return }
-        let sway = try HeadlessSway()
+        "two GTK 3 windows focused in turn: local for --app-id, a desktop file id and --pid only while the window is focused",
+        arguments: Stack.allCases)
+    func focusedWindowDecides(stack: Stack) throws {
+        guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "wvkbd-mobintl", "python3"]) else {
+            return
+        }
+        let sway = try HeadlessSway(stack: stack)
         defer { sway.stop() }
         // First the keyboard: it gives headless sway's seat a keyboard, without which sway
         // activates no window.

@@ -17,8 +17,10 @@ struct ToplevelFloodTests {
         guard try Programs.ready(["sway", "swaymsg", "wvkbd-mobintl", "setpriv"]) else { return }
         // sway 1.7 draws each title into textures as wide as the title (GiBs for these) and tiles
         // views at a cost that grows with their number: the flood's views float, titled "flood".
+        // It keeps sway busy for about a minute: at the lowest priority, so that the tests running
+        // beside it are not starved.
         let sway = try HeadlessSway(
-            extraConfig: "for_window [app_id=\"^flood-\"] title_format \"flood\", floating enable\n")
+            extraConfig: "for_window [app_id=\"^flood-\"] title_format \"flood\", floating enable\n", niceness: 19)
         defer { sway.stop() }
         let keyboard = try sway.startWvkbd()
         defer { keyboard.stop() }
@@ -42,8 +44,8 @@ struct ToplevelFloodTests {
         let floodPath = URL(fileURLWithPath: Kbwatch.path).deletingLastPathComponent()
             .appendingPathComponent("toplevelflood").path
         let flood = try ChildProcess(
-            floodPath, [String(Self.count), String(Self.titleBytes)], environment: sway.clientEnvironment,
-            directory: sway.runtime.path)
+            "nice", ["-n", "19", floodPath, String(Self.count), String(Self.titleBytes)],
+            environment: sway.clientEnvironment, directory: sway.runtime.path)
         defer { flood.stop() }
         let started = Date()
         try Wait.require("the flood to map \(Self.count) toplevels", timeout: 400) {

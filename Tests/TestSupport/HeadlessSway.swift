@@ -43,10 +43,10 @@ public final class HeadlessSway: @unchecked Sendable {
     public let stack: Stack
 
     /// Starts sway from `stack` with `outputs` (HEADLESS-1, HEADLESS-2, ...), an optional bar and
-    /// `extraConfig` lines, and waits until its Wayland socket exists.
+    /// `extraConfig` lines, at `niceness` (0: as the tests), and waits until its Wayland socket exists.
     public init(
         outputs: [OutputSpec] = [OutputSpec(width: 1280, height: 800)], bar: BarPosition? = nil,
-        extraConfig: String = "", timeout: Double = 15, stack: Stack = .debian12
+        extraConfig: String = "", timeout: Double = 15, stack: Stack = .debian12, niceness: Int = 0
     ) throws {
         self.stack = stack
         let user = try TestUser.ensure()
@@ -64,8 +64,11 @@ public final class HeadlessSway: @unchecked Sendable {
         let configPath = try runtime.write("sway.config", config)
         // env -i keeps the test's display variables away from it; env execs sway in place, so the
         // pid we hold is sway's own.
+        // A sway made to work hard (a test's flood of views) can be made to yield to the other tests
+        // running beside it.
+        let nice = niceness == 0 ? [] : ["nice", "-n", String(niceness)]
         let (program, arguments) = try Userland.command(
-            [
+            nice + [
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
                 "WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1",
                 "WLR_HEADLESS_OUTPUTS=\(outputs.count)", "sway", "-c", configPath,

@@ -73,7 +73,10 @@ extension WaylandIntegration {
                         layout: nil, local: true),
                 "\(describe(sink.updates))")
             #expect(otherSink.updates.map(\.isLocal) == [false, false, false, false])
-            #expect(service.state.isVisible == false)
+            // squeekboard's Visible comes a few milliseconds after its strip goes.
+            try Wait.require("squeekboard to say it is hidden (\(service.state))", timeout: 5) {
+                service.state.isVisible == false
+            }
 
             let report = backend.diagnose()
             #expect(

@@ -205,6 +205,9 @@ public final class X11Session: @unchecked Sendable {
         }
         for child in started.reversed() { child.stop(grace: 1) }
         server.stop(grace: 2)
+        // What those programs started and left behind when they ended (a session bus whose
+        // dbus-run-session was stopped first) carries this session's runtime directory.
+        for pid in Programs.processes(withRuntimeDirectory: directory + "/runtime") { kill(pid, SIGKILL) }
         // Logs stay for a look after a failure when X11_TEST_KEEP is set.
         if ProcessInfo.processInfo.environment["X11_TEST_KEEP"] == nil {
             try? FileManager.default.removeItem(atPath: directory)

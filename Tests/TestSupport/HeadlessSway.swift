@@ -1,4 +1,5 @@
 import Foundation
+import KeyboardAdapterCore
 
 /// A headless sway for one test: its own runtime directory, run as `TestUser`, with outputs
 /// and bars as asked. Ended by its pid when released.
@@ -100,6 +101,16 @@ public final class HeadlessSway: @unchecked Sendable {
     public var ipcSocket: String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: runtime.xdg)) ?? []
         return names.first { $0.hasPrefix("sway-ipc.") && $0.hasSuffix(".sock") }.map { runtime.xdg + "/" + $0 }
+    }
+
+    /// An output's rectangle in sway's layout (from IPC), or nil when sway has no such output.
+    public func outputFrame(_ name: String) -> Rect? {
+        guard let json = try? message(["-t", "get_outputs", "-r"]),
+            let list = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
+            let rect = list.first(where: { $0["name"] as? String == name })?["rect"] as? [String: Int],
+            let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"]
+        else { return nil }
+        return Rect(x: x, y: y, width: width, height: height)
     }
 
     /// Runs `swaymsg` with `arguments` against this sway and returns its output.

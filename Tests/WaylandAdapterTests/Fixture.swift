@@ -51,10 +51,11 @@ enum Fixture {
     }
 
     /// The first workspace's rectangle, from `swaymsg -t get_workspaces`.
-    static func workspaceArea(_ sway: HeadlessSway) throws -> Rect {
+    static func workspaceArea(_ sway: HeadlessSway, output: String? = nil) throws -> Rect {
         let json = try sway.message(["-t", "get_workspaces", "-r"])
         guard let list = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
-            let rect = list.first?["rect"] as? [String: Int],
+            let rect = list.first(where: { output == nil || $0["output"] as? String == output })?["rect"]
+                as? [String: Int],
             let x = rect["x"], let y = rect["y"], let width = rect["width"], let height = rect["height"]
         else { throw TestFailure("unexpected get_workspaces reply: \(json)") }
         return Rect(x: x, y: y, width: width, height: height)

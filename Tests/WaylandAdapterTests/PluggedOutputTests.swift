@@ -23,12 +23,17 @@ extension WaylandIntegration {
 
             for number in 2...6 {
                 try sway.message(["create_output"])
-                // Each watcher measures the new output with its bar in place.
+                // sway's own view first: its swaybar for the new output reserves its zone there
+                // (which under the suite's parallel load can take seconds).
+                try Wait.require("sway to show a bar on HEADLESS-\(number)", timeout: 60) {
+                    (try? Fixture.workspaceArea(sway, output: "HEADLESS-\(number)")).map { area in
+                        sway.outputFrame("HEADLESS-\(number)").map { area != $0 } ?? false
+                    } ?? false
+                }
+                // Then each watcher measures the new output with its bar in place.
                 for watcher in watchers {
-                    // sway starts a swaybar for each new output; under the suite's parallel load
-                    // that can take over 10 s.
                     try Wait.require(
-                        "HEADLESS-\(number) measured with its bar (have \(watcher.backend.outputs))", timeout: 30
+                        "HEADLESS-\(number) measured with its bar (have \(watcher.backend.outputs))", timeout: 10
                     ) {
                         watcher.backend.outputs.contains {
                             $0.output.name == "HEADLESS-\(number)"

@@ -71,15 +71,16 @@ final class DeliveryBacklog: Sendable {
 
     func queued(_ target: Target, count: Int) {
         let now = MonotonicClock.now()
-        counts.withLock { counts in
+        // A loop whose clock is not the monotonic one (a replay) has no deadline for it: the
+        // check is made whenever something more is handed out, under the same lock.
+        let overdue = counts.withLock { counts in
             var entry = counts[target] ?? Count()
             if entry.waiting == 0 { entry.since = now }
             entry.waiting += count
             counts[target] = entry
+            return Self.takeOverdue(now: now, delay: delay, in: &counts)
         }
-        // A loop whose clock is not the monotonic one (a replay) has no deadline for it: the
-        // check is made whenever something more is handed out.
-        warnOverdue(now: now)
+        tell(overdue)
     }
 
     func drained(_ target: Target, count: Int) {
@@ -98,19 +99,26 @@ final class DeliveryBacklog: Sendable {
 
     /// Says once per target that its deliveries have waited `delay` or more by `now`.
     func warnOverdue(now: Double) {
-        let overdue = counts.withLock { counts -> [(Target, Double)] in
-            var overdue: [(Target, Double)] = []
-            for target in Target.allCases {
-                guard var entry = counts[target], entry.waiting > 0, !entry.warned, now - entry.since >= delay else {
-                    continue
-                }
-                entry.warned = true
-                counts[target] = entry
-                overdue.append((target, now - entry.since))
+        tell(counts.withLock { counts in Self.takeOverdue(now: now, delay: delay, in: &counts) })
+    }
+
+    /// Marks as warned, and returns, the targets whose deliveries have waited `delay` by `now`.
+    private static func takeOverdue(now: Double, delay: Double, in counts: inout [Target: Count]) -> [(Target, Double)]
+    {
+        var overdue: [(Target, Double)] = []
+        for target in Target.allCases {
+            guard var entry = counts[target], entry.waiting > 0, !entry.warned, now - entry.since >= delay else {
+                continue
             }
-            return overdue
+            entry.warned = true
+            counts[target] = entry
+            overdue.append((target, now - entry.since))
         }
-        // Outside the lock: the report is the app's closure.
+        return overdue
+    }
+
+    /// Reports the overdue targets; outside the lock, as the report is the app's closure.
+    private func tell(_ overdue: [(Target, Double)]) {
         for (target, waited) in overdue { report(target.advice(waited: waited)) }
     }
 }

@@ -126,10 +126,10 @@ public final class KeyboardManager: Sendable {
             try session.loop.start()
             let sink = ManagerSink(manager: WeakManager(self), session: session)
             let settle = SettleSource(manager: WeakManager(self), session: session)
-            // The closure holds no reference to the manager: releasing the manager right after
-            // start must release it on the releasing thread, not later on the loop's.
             // A replay plays on a clock of its own: the backlog's deadline is on the monotonic one.
             let backlogSource = backend.capabilities.contains(.drivesClock) ? nil : BacklogSource(backlog)
+            // The closure holds no reference to the manager: releasing the manager right after
+            // start must release it on the releasing thread, not later on the loop's.
             try session.begin(backend: backend) { [backend] context in
                 context.add(settle)
                 if let backlogSource { context.add(backlogSource) }

@@ -138,11 +138,11 @@ struct SubscriberTable: Sendable {
         if let stream = progressStreams.removeValue(forKey: id) { released.keep(stream) }
     }
 
-    /// Ends every stream: each is finished once the lock is released.
+    /// Ends every stream: each is finished, and its continuation released, once the lock is
+    /// released (the bag's finishing holds it until then).
     mutating func endStreams(into released: inout ReleasedAfterUnlock) {
         for stream in streams.values { released.finish(stream.continuation) }
         for stream in progressStreams.values { released.finish(stream.continuation) }
-        released.keep((streams, progressStreams))
         streams.removeAll()
         progressStreams.removeAll()
     }

@@ -59,7 +59,9 @@ public final class HeadlessSway: @unchecked Sendable {
                 + "position \(output.x) \(output.y) scale \(output.scale)\n"
         }
         if let bar {
-            config += "bar {\n    position \(bar.rawValue)\n    status_command echo hello\n}\n"
+            // No status command: swaybar 1.7 can spin forever on the end of a command's output
+            // (seen with `echo`), and then never puts a bar on an output plugged later.
+            config += "bar {\n    position \(bar.rawValue)\n}\n"
         }
         config += extraConfig
         let configPath = try runtime.write("sway.config", config)

@@ -53,7 +53,16 @@
     X(int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ENOSYS)                               \
     X(int, sd_bus_message_has_signature, (sd_bus_message *m, const char *signature), (m, signature), 0)    \
     X(int, sd_bus_message_is_method_error, (sd_bus_message *m, const char *name), (m, name), 0)            \
-    X(const sd_bus_error *, sd_bus_message_get_error, (sd_bus_message *m), (m), NULL)
+    X(const sd_bus_error *, sd_bus_message_get_error, (sd_bus_message *m), (m), NULL)                      \
+    X(int, sd_bus_get_unique_name, (sd_bus *bus, const char **unique), (bus, unique), -ENOSYS)             \
+    X(int, sd_bus_add_object,                                                                              \
+      (sd_bus *bus, sd_bus_slot **slot, const char *path, sd_bus_message_handler_t callback, void *userdata), \
+      (bus, slot, path, callback, userdata), -ENOSYS)                                                      \
+    X(const char *, sd_bus_message_get_sender, (sd_bus_message *m), (m), NULL)                             \
+    X(const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m), NULL)                          \
+    X(const char *, sd_bus_message_get_member, (sd_bus_message *m), (m), NULL)                             \
+    X(int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ENOSYS) \
+    X(int, sd_bus_send, (sd_bus *bus, sd_bus_message *m, uint64_t *cookie), (bus, m, cookie), -ENOSYS)
 
 #define KA_POINTER(type, name, parameters, arguments, fallback) static type(*loaded_##name) parameters;
 KA_SD_BUS_FUNCTIONS(KA_POINTER)

@@ -48,3 +48,12 @@ sd_bus_error ka_bus_error_null(void) {
 }
 
 void ka_bus_error_free(sd_bus_error *error) { sd_bus_error_free(error); }
+
+int ka_bus_reply_empty(sd_bus *bus, sd_bus_message *call) {
+    sd_bus_message *reply = NULL;
+    int status = sd_bus_message_new_method_return(call, &reply);
+    if (status < 0) return status;
+    status = sd_bus_send(bus, reply, NULL);
+    sd_bus_message_unref(reply);
+    return status;
+}

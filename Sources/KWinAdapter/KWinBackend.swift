@@ -16,18 +16,24 @@ import WaylandClient
 /// What it can tell, and what it cannot:
 /// - Whether the keyboard is up, event-driven (KWin's `visibleChanged` signal), including a
 ///   keyboard already up when watching starts.
-/// - Not where: KWin places the input panel itself, it reserves no space (the layer-shell
-///   usable area does not change), and no interface open to other clients says where it is.
-///   Updates have geometry `.unknown` and no frames: treat them as "visible, size unknown".
-/// - The output when there is only one (KWin shows the panel on the active output); the seat's
-///   layout; `isLocal` from what the app says about its text input.
+/// - Where, on KWin 6: the package's KWin script (Companions/kwin), which the service loads while
+///   it watches, reports the input method's window: its frame, its output, geometry `.derived`;
+///   then that window's presence is what says the keyboard is up. KWin places the panel itself and
+///   reserves no space, and nothing else open to other clients says where it is.
+/// - Not where on KWin 5: its scripts see the panel only as the whole output. Updates there have
+///   geometry `.unknown` and no frames: treat them as "visible, size unknown".
+/// - `isLocal` on KWin 6 from the window that has the focus when the keyboard shows (its pid, its
+///   resource class or desktop file against ``setAppIdentity(_:)``); on KWin 5 from what the app
+///   says about its text input. The output the script names, else the only one; the seat's layout.
 /// - Show and hide through KWin: `forceActivate` (what Plasma's keyboard button does) and setting
-///   `active` to false. Nothing is loaded into KWin, so nothing is left behind when it stops.
+///   `active` to false. The script is unloaded when watching stops; one left by a watcher that was
+///   killed is unloaded by the next watcher's start.
 public final class KWinBackend: KeyboardBackend {
     /// `kwin`.
     public let name = "kwin"
     /// Outputs and layout, show and hide; no frames, no docking.
     public let capabilities: BackendCapabilities = [.reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
+    private let app = Mutex<AppIdentity>(.currentProcess)
     /// The socket given at creation, or nil for `WAYLAND_DISPLAY`.
     public let displayName: String?
     /// KWin's virtual-keyboard service, started and stopped with the backend.
@@ -85,6 +91,12 @@ public final class KWinBackend: KeyboardBackend {
             detail: "KWin's virtual keyboard on \(service.address), outputs on \(session.connection.socketName)")
     }
 
+    /// The app whose focused window makes a keyboard local (KWin 6); the current process until set.
+    /// Takes effect at the next show.
+    public func setAppIdentity(_ identity: AppIdentity) {
+        app.withLock { $0 = identity }
+    }
+
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
     /// the loop, and delivers the keyboard at once when it is up.
     public func start(in context: LoopContext, sink: any ObservationSink) throws {
@@ -98,7 +110,8 @@ public final class KWinBackend: KeyboardBackend {
             }
             let identity = KeyboardIdentity(id: "kwin:virtual-keyboard", name: service.keyboardName)
             let connection = KWinConnection(
-                session: session, identity: identity, sink: sink, context: context, backendName: name)
+                session: session, identity: identity, sink: sink, context: context, backendName: name,
+                app: { [weak self] in self?.app.withLock { $0 } ?? AppIdentity() })
             let service = service
             service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
             connection.serviceChanged(service.state)
@@ -138,8 +151,9 @@ public final class KWinBackend: KeyboardBackend {
         lines.append("keyboard service \(service.name) (\(service.address)): \(service.probe())")
         lines.append("show: forceActivate; hide: active set to false (through KWin)")
         lines.append(
-            "sees whether KWin's virtual keyboard is up, not where: KWin places it and says nowhere open to "
-                + "other clients (geometry unknown)")
+            "where: on KWin 6 the package's KWin script reports the keyboard's window while watching (geometry "
+                + "derived); on KWin 5 nothing open to other clients says (geometry unknown)")
+        if let companion = service.state.companionStatus { lines.append("KWin script: \(companion)") }
         return lines
     }
 }
@@ -153,13 +167,15 @@ final class KWinConnection: BackendConnection, @unchecked Sendable {
     private var source: DisplaySource?
     private var reports: VirtualKeyboardReports
     private let sink: any ObservationSink
+    private let app: () -> AppIdentity
 
     init(
         session: KWinSession, identity: KeyboardIdentity, sink: any ObservationSink, context: LoopContext,
-        backendName: String
+        backendName: String, app: @escaping () -> AppIdentity
     ) {
         self.session = session
         self.sink = sink
+        self.app = app
         reports = VirtualKeyboardReports(identity: identity)
         let now = MonotonicClock.now()
         for (key, output) in session.currentOutputs { _ = reports.outputChanged(key, to: output, time: now) }
@@ -178,10 +194,14 @@ final class KWinConnection: BackendConnection, @unchecked Sendable {
         }
     }
 
-    /// What KWin's service says changed: up only while it runs and says visible.
+    /// What KWin's service says changed: up only while it runs and says visible, or, while the
+    /// KWin script reports, while the keyboard's window exists.
     func serviceChanged(_ state: KeyboardServiceState) {
         guard session != nil else { return }
-        send(reports.visibilityChanged(to: state.isRunning && state.isVisible == true, time: MonotonicClock.now()))
+        send(
+            reports.serviceChanged(
+                visible: state.isRunning && state.isVisible == true, companion: state.isRunning ? state.companion : nil,
+                time: MonotonicClock.now(), app: app))
     }
 
     private func send(_ observations: [KeyboardObservation]) {

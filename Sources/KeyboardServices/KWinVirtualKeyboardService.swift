@@ -10,6 +10,8 @@ extension DBusKeyboardService {
     /// property `visible` with a `visibleChanged` signal of its own (KWin sends no
     /// PropertiesChanged). Show is `forceActivate`, what Plasma's keyboard button calls; hide sets
     /// `active` to false. The pid on the bus is KWin's, which starts the input method itself.
+    /// While it runs, the package's KWin script reports the keyboard's window and the focus
+    /// (``KeyboardServiceState/companion``) on KWin 6.
     public static func kwinVirtualKeyboard(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> DBusKeyboardService {
@@ -17,7 +19,7 @@ extension DBusKeyboardService {
             interface: ServiceInterface(
                 name: "kwin-virtual-keyboard", keyboardName: "KWin virtual keyboard", busName: "org.kde.KWin",
                 objectPath: "/VirtualKeyboard", interface: "org.kde.kwin.VirtualKeyboard", visibleProperty: "visible",
-                changeSignal: "visibleChanged",
+                changeSignal: "visibleChanged", loadsKWinCompanion: true,
                 request: { visible in visible ? .method("forceActivate", []) : .setBool("active", false) }),
             environment: environment)
     }

@@ -20,6 +20,9 @@ struct ServiceInterface: Sendable, Hashable {
     /// A signal of the keyboard interface, with no arguments, that says the visible property
     /// changed (KWin's `visibleChanged`), for services that send no PropertiesChanged.
     var changeSignal: String? = nil
+    /// Whether the watch loads the package's KWin script into the name's owner (KWin's virtual
+    /// keyboard), which tells where the keyboard is on KWin 6.
+    var loadsKWinCompanion = false
     /// How the keyboard is asked to show (`true`) or hide (`false`).
     var request: @Sendable (Bool) -> ServiceRequest
 

@@ -34,6 +34,9 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     /// cold show the latest), so the reads go on, further apart, for a second at most.
     static let rereadOffsets = [0.04, 0.08, 0.14, 0.22, 0.3, 0.42, 0.6, 0.8, 1.0]
     private(set) var isClosed = false
+    /// The KWin script, while it is loaded.
+    private var companion: KWinCompanion?
+    private var companionFailure: String?
     private(set) var current = KeyboardServiceState(status: .unknown)
 
     /// Connects, subscribes to the signals, asks the current state, and adds itself to the loop.
@@ -63,7 +66,26 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         }
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
+        if interface.loadsKWinCompanion, current.isRunning { startCompanion(environment: environment) }
         context.add(self)
+    }
+
+    /// Loads the KWin script; without it the state says why.
+    private func startCompanion(environment: [String: String]) {
+        var failure: String?
+        companion = KWinCompanion(connection: connection, environment: environment, failure: &failure)
+        companion?.onChange = { [unowned self] in self.update(self.current) }
+        companion?.awaitFirstReports(timeout: Self.startTimeout)
+        companionFailure = failure.map { "no KWin script: \($0)" }
+        current = withCompanion(current)
+    }
+
+    /// `state` with what the companion reports now.
+    private func withCompanion(_ state: KeyboardServiceState) -> KeyboardServiceState {
+        var state = state
+        state.companion = companion?.report
+        state.companionStatus = companion?.status ?? companionFailure
+        return state
     }
 
     // MARK: - LoopSource
@@ -228,6 +250,7 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     }
 
     private func update(_ state: KeyboardServiceState) {
+        let state = withCompanion(state)
         // onboard repeats itself (Visible true twice after a Show): only changes are passed on.
         guard state != current else { return }
         current = state
@@ -241,6 +264,8 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         guard !isClosed else { return }
         isClosed = true
         context.remove(self)
+        companion?.unload()
+        companion = nil
         matches.removeAll()
         let waiting = pending
         pending.removeAll()

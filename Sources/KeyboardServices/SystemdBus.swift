@@ -180,6 +180,28 @@ final class BusConnection {
         return BusSlot(slot, handler: box)
     }
 
+    /// This connection's unique name on the bus (`:1.42`), once connected.
+    var uniqueName: String? {
+        var name: UnsafePointer<CChar>?
+        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
+        return boundedString(name, limit: 255)
+    }
+
+    /// Serves the object at `path`: `handler` gets every method call made to it from
+    /// `process()` while the slot lives, and returns whether it took the call (sd-bus answers
+    /// the others with an error).
+    func addObject(_ path: String, handler: @escaping (BusMessage) -> Bool) throws(BusFailure) -> BusSlot {
+        let box = BusHandler { message in _ = handler(message) }
+        box.takes = handler
+        var slot: OpaquePointer?
+        let status = sd_bus_add_object(bus, &slot, path, busObjectTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        guard status >= 0, let slot else { throw BusFailure(code: -status) }
+        return BusSlot(slot, handler: box)
+    }
+
+    /// Answers `call` with an empty method return.
+    func replyEmpty(to call: BusMessage) { _ = ka_bus_reply_empty(bus, call.pointer) }
+
     /// Adds a match rule; `handler` gets every matching message from `process()` while the slot lives.
     func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusSlot {
         let box = BusHandler(handler)
@@ -222,7 +244,15 @@ final class BusSlot {
 /// unregisters the callback before it goes.
 private final class BusHandler {
     let body: (BusMessage) -> Void
+    /// For an object: whether it took a call.
+    var takes: ((BusMessage) -> Bool)?
     init(_ body: @escaping (BusMessage) -> Void) { self.body = body }
+}
+
+private let busObjectTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
+    guard let message, let userdata else { return 0 }
+    let handler = Unmanaged<BusHandler>.fromOpaque(userdata).takeUnretainedValue()
+    return withExtendedLifetime(handler) { (handler.takes?(BusMessage(borrowing: message)) ?? false) ? 1 : 0 }
 }
 
 private let busTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
@@ -249,6 +279,17 @@ final class BusMessage {
         guard let name else { return nil }
         return BusFailure(
             code: EIO, name: boundedString(name), message: text.map { conciseErrorMessage($0) })
+    }
+
+    /// The unique name of the connection that sent the message.
+    var sender: String? { sd_bus_message_get_sender(pointer).map { boundedString($0, limit: 255) } }
+
+    /// The interface and member a method call or signal names.
+    var member: (interface: String?, name: String?) {
+        (
+            sd_bus_message_get_interface(pointer).map { boundedString($0, limit: 255) },
+            sd_bus_message_get_member(pointer).map { boundedString($0, limit: 255) }
+        )
     }
 
     /// True when the body's signature is exactly `signature`.
@@ -278,6 +319,14 @@ final class BusMessage {
         let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value != 0
+    }
+
+    /// Reads a signed 32-bit integer ('i').
+    func readInt32() throws(BusFailure) -> Int32 {
+        var value: Int32 = 0
+        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "i")), &value)
+        guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
+        return value
     }
 
     /// Reads an unsigned 32-bit integer ('u').

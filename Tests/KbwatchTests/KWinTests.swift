@@ -4,9 +4,10 @@ import Testing
 
 /// KDE Plasma's stack: headless KWin (5.27 from Debian 12, 6.3 from the Debian 13 userland) with
 /// maliit-keyboard as its input method, shown with `forceActivate` (Plasma's keyboard button) and
-/// hidden with `active` false, watched by the host's kbwatch as the session's user. KWin says
-/// whether its keyboard is up, never where: frames are null and geometry unknown. KWin 6 signals
-/// a show before its `visible` turns true: every show must still be seen.
+/// hidden with `active` false, watched by the host's kbwatch as the session's user. KWin 5 says
+/// whether its keyboard is up, never where: frames are null and geometry unknown; on KWin 6 the
+/// package's KWin script tells the keyboard's window (KWin6Tests). KWin 6 signals a show before
+/// its `visible` turns true: every show must still be seen.
 @Suite("kwin: KWin's virtual keyboard with maliit-keyboard")
 struct KWinTests {
     /// What runs in the session, from the stack under test (dbus-send, the tests' own tool, is the host's).
@@ -35,8 +36,16 @@ struct KWinTests {
         let shown = try watcher.next("didShow", after: 0)
         #expect(shown.string("backend") == "kwin")
         #expect(shown.object("keyboard").string("name") == "KWin virtual keyboard")
-        #expect(shown.string("geometry") == "unknown")
-        #expect(shown.values["endFrame"] is NSNull)
+        if stack == .debian12 {
+            // KWin 5's scripts cannot see the keyboard's window: the place stays unknown, and the
+            // script that found that out is unloaded at once.
+            #expect(shown.string("geometry") == "unknown")
+            #expect(shown.values["endFrame"] is NSNull)
+            #expect(kwin.loadedScripts().isEmpty, "\(kwin.loadedScripts())")
+        } else {
+            #expect(shown.string("geometry") == "derived")
+            #expect(shown.rect("endFrame")?.width == 1280, "\(shown.values)")
+        }
         #expect(shown.object("output").string("name") == "Virtual-0", "\(shown.values)")
         // maliit is really up, at its own rectangle (with its suggestion strip or without), which
         // nothing open to other clients tells.
@@ -47,7 +56,9 @@ struct KWinTests {
         let state = try kwin.kbwatch(["--state", "--json"])
         #expect(state.status == 0, "\(state.output)")
         let keyboards = try JSONLine(state.output).array("keyboards")
-        #expect(keyboards.count == 1 && keyboards.first?.string("geometry") == "unknown", "\(state.output)")
+        #expect(
+            keyboards.count == 1 && keyboards.first?.string("geometry") == (stack == .debian12 ? "unknown" : "derived"),
+            "\(state.output)")
         // A watcher started while the keyboard is up reports it at once.
         let late = try kwin.watch(["--json"])
         defer { late.stop() }
@@ -67,8 +78,10 @@ struct KWinTests {
         try kwin.waitForVisible(false)
         let last = try watcher.next("didHide", after: again.index)
 
-        // One will/did pair per show and per hide, nothing else.
+        // One will/did pair per show and per hide, nothing else (but for maliit settling on its
+        // rectangle during the first, cold show on KWin 6, which moves the window once).
         let events = watcher.lines.all.prefix(last.index).compactMap { try? JSONLine($0.text).string("event") }
+            .filter { $0 != "willChangeFrame" && $0 != "didChangeFrame" }
         #expect(
             events == ["willShow", "didShow", "willHide", "didHide", "willShow", "didShow", "willHide", "didHide"])
         #expect(watcher.isRunning && late.isRunning, "\(watcher.errors) \(late.errors)")

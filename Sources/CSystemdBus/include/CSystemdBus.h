@@ -28,6 +28,10 @@ int ka_bus_append_variant_bool(sd_bus_message *message, int value);
    the message. */
 void ka_bus_reply_error(sd_bus_message *reply, const char **name, const char **message);
 
+/* Replies to a method call with an empty method return (for calls made to the package's own
+   objects). */
+int ka_bus_reply_empty(sd_bus *bus, sd_bus_message *call);
+
 /* A zeroed error, and its release. */
 sd_bus_error ka_bus_error_null(void);
 void ka_bus_error_free(sd_bus_error *error);

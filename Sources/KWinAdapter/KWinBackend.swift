@@ -31,8 +31,12 @@ import WaylandClient
 public final class KWinBackend: KeyboardBackend {
     /// `kwin`.
     public let name = "kwin"
-    /// Outputs and layout, show and hide; no frames, no docking.
-    public let capabilities: BackendCapabilities = [.reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
+    /// Outputs and layout, show and hide; frames, docking and ownership too while the KWin script
+    /// reports (KWin 6, once watching has started).
+    public var capabilities: BackendCapabilities {
+        let base: BackendCapabilities = [.reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
+        return service.state.companion == nil ? base : base.union([.reportsFrames, .reportsDocking, .reportsOwnership])
+    }
     private let app = Mutex<AppIdentity>(.currentProcess)
     /// The socket given at creation, or nil for `WAYLAND_DISPLAY`.
     public let displayName: String?

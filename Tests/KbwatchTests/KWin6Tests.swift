@@ -97,6 +97,20 @@ struct KWin6Tests {
         let scripts = kwin.loadedScripts()
         #expect(scripts.count == 2 && !scripts.contains(leftover), "\(scripts)")
         for script in scripts { #expect(try kwin.isScriptLoaded(script) == true) }
+
+        // Anyone else on the bus calling the watchers' object is refused, and changes nothing.
+        let printed = (next.lines.count, second.lines.count)
+        for script in scripts {
+            let fake = try kwin.run([
+                "dbus-send", "--bus=\(kwin.busAddress)", "--print-reply", "--dest=:" + script.dropFirst(17),
+                "/org/keyboardadapter/KWinCompanion", "org.keyboardadapter.KWinCompanion1.Report",
+                #"string:{"kind":"panel","id":"fake","frame":[0,0,100,100],"output":null}"#,
+            ])
+            #expect(fake.status != 0, "\(fake.output)")
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(next.lines.count == printed.0 && second.lines.count == printed.1, "\(next.lines.all.map(\.text))")
+        #expect(next.isRunning && second.isRunning)
     }
 }
 

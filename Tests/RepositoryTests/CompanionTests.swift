@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+
+/// The compositor-side companions are files of their own in Companions/, and kbwatch carries the
+/// same text: the two never drift apart.
+@Suite("companions")
+struct CompanionTests {
+    @Test("the KWin script kbwatch loads is Companions/kwin/keyboard-adapter.js, byte for byte")
+    func kwinScriptEmbedded() throws {
+        let root = DocumentationTests.root
+        let file = try String(contentsOf: root.appendingPathComponent("Companions/kwin/keyboard-adapter.js"), encoding: .utf8)
+        let source = try String(
+            contentsOf: root.appendingPathComponent("Sources/KeyboardServices/KWinCompanionScript.swift"), encoding: .utf8)
+        let start = try #require(source.range(of: "#\"\"\"\n"))
+        let end = try #require(source.range(of: "\"\"\"#", options: .backwards))
+        #expect(String(source[start.upperBound..<end.lowerBound]) == file)
+        #expect(file.contains("\"@RECEIVER@\""))
+    }
+}

@@ -109,9 +109,11 @@ func main() throws {
                 let kind = showing ? "\"kind\":\"panel\"" : "\"kind\":\"panelGone\""
                 // Both hear the same call: either may print first.
                 guard
-                    let found = try? line(in: monitor.lines, from: monitorMark, "the script's report", {
-                        $0.contains(kind)
-                    })
+                    let found = try? line(
+                        in: monitor.lines, from: monitorMark, "the script's report",
+                        {
+                            $0.contains(kind)
+                        })
                 else {
                     let seen = monitor.lines.all.dropFirst(monitorMark).map { "\($0.time - start) \($0.text)" }
                     throw BenchError(

@@ -104,6 +104,11 @@ final class KWinCompanion {
             var wanted = pollfd(fd: connection.descriptor, events: events, revents: 0)
             _ = poll(&wanted, 1, Int32(left * 1000) + 1)
         }
+        // Whatever came by then counts: later reports are passed on as they come.
+        if !hasFirstReports {
+            hasFirstReports = true
+            onChange?()
+        }
     }
 
     /// `$XDG_RUNTIME_DIR/keyboard-adapter/kwin`.
@@ -173,7 +178,12 @@ final class KWinCompanion {
         changed()
     }
 
-    private func changed() { onChange?() }
+    /// Passes a change on, once the first reports are all in: a keyboard up at start is judged
+    /// with the focus of that moment, not before the focus has been reported.
+    private func changed() {
+        guard hasFirstReports || report == nil else { return }
+        onChange?()
+    }
 
     // MARK: - End
 
@@ -193,7 +203,9 @@ final class KWinCompanion {
         defer { closedir(stream) }
         var looked = 0
         while looked < maximumSwept, let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard name.hasPrefix(pluginPrefix), name.hasSuffix(".js") else { continue }
             looked += 1
             let plugin = String(name.dropLast(3))

@@ -52,11 +52,13 @@ struct KWin6Tests {
         // settles (0,449 1280x351, then 0,488 1280x312), which is a frame change.
         let events = local.lines.all.prefix(index).compactMap { try? JSONLine($0.text).string("event") }
         let withoutMoves = events.filter { $0 != "willChangeFrame" && $0 != "didChangeFrame" }
-        #expect(withoutMoves == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: 4).flatMap { $0 })
+        #expect(
+            withoutMoves == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: 4).flatMap { $0 })
         for line in local.lines.all.prefix(index) {
             let object = try JSONLine(line.text)
             if object.string("event") == "willShow" {
-                #expect(object.rect("endFrame")?.width == 1280, "a show's destination is the window's frame: \(line.text)")
+                #expect(
+                    object.rect("endFrame")?.width == 1280, "a show's destination is the window's frame: \(line.text)")
             }
         }
     }

@@ -62,7 +62,11 @@ struct KWinTests {
         // A watcher started while the keyboard is up reports it at once.
         let late = try kwin.watch(["--json"])
         defer { late.stop() }
-        _ = try late.next("didShow", after: 0)
+        let lateShown = try late.next("didShow", after: 0)
+        if stack == .debian13 {
+            // Up before the watcher started: its place, from the script's first reports.
+            #expect(lateShown.rect("endFrame") == shown.rect("endFrame"), "\(lateShown.values)")
+        }
 
         try kwin.deactivate()
         try kwin.waitForVisible(false)

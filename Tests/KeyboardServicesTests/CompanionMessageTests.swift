@@ -14,7 +14,8 @@ struct CompanionMessageTests {
             try CompanionMessage(#"{"kind":"panel","id":"{1f}","frame":[0,488,1280,312],"output":"Virtual-0"}"#)
                 == .panel(
                     id: "{1f}",
-                    CompanionReport.Panel(frame: Rect(x: 0, y: 488, width: 1280, height: 312), outputName: "Virtual-0")))
+                    CompanionReport.Panel(frame: Rect(x: 0, y: 488, width: 1280, height: 312), outputName: "Virtual-0"))
+        )
         #expect(try CompanionMessage(#"{"kind":"panelGone","id":"{1f}"}"#) == .panelGone(id: "{1f}"))
         #expect(
             try CompanionMessage(#"{"kind":"focus","pid":4242,"appIDs":["org.example.Chat","chat"]}"#)
@@ -27,7 +28,8 @@ struct CompanionMessageTests {
         arguments: [
             "", "[]", "null", #"{"kind":"launch"}"#, #"{"kind":"hello"}"#, #"{"kind":"hello","api":"6"}"#,
             #"{"kind":"panel","id":"a","frame":[0,0,0,10]}"#, #"{"kind":"panel","id":"a","frame":[0,0,10]}"#,
-            #"{"kind":"panel","id":"a","frame":[0,0,1e300,10]}"#, #"{"kind":"panel","id":"a","frame":[0,0,4000000,10]}"#,
+            #"{"kind":"panel","id":"a","frame":[0,0,1e300,10]}"#,
+            #"{"kind":"panel","id":"a","frame":[0,0,4000000,10]}"#,
             #"{"kind":"panel","frame":[0,0,10,10]}"#, #"{"kind":"focus","pid":-1,"appIDs":[]}"#,
             #"{"kind":"focus","pid":1,"appIDs":[[[[["deep"]]]]]}"#,
             #"{"kind":"panelGone","id":""# + String(repeating: "x", count: 300) + #""}"#,

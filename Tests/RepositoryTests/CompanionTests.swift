@@ -8,12 +8,19 @@ struct CompanionTests {
     @Test("the KWin script kbwatch loads is Companions/kwin/keyboard-adapter.js, byte for byte")
     func kwinScriptEmbedded() throws {
         let root = DocumentationTests.root
-        let file = try String(contentsOf: root.appendingPathComponent("Companions/kwin/keyboard-adapter.js"), encoding: .utf8)
+        let file = try String(
+            contentsOf: root.appendingPathComponent("Companions/kwin/keyboard-adapter.js"), encoding: .utf8)
         let source = try String(
-            contentsOf: root.appendingPathComponent("Sources/KeyboardServices/KWinCompanionScript.swift"), encoding: .utf8)
+            contentsOf: root.appendingPathComponent("Sources/KeyboardServices/KWinCompanionScript.swift"),
+            encoding: .utf8)
         let start = try #require(source.range(of: "#\"\"\"\n"))
-        let end = try #require(source.range(of: "\"\"\"#", options: .backwards))
-        #expect(String(source[start.upperBound..<end.lowerBound]) == file)
+        let end = try #require(source.range(of: "        \"\"\"#", options: .backwards))
+        // The literal is indented by eight spaces, which Swift strips.
+        let embedded = source[start.upperBound..<end.lowerBound].split(
+            separator: "\n", omittingEmptySubsequences: false
+        )
+        .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }.joined(separator: "\n")
+        #expect(embedded == file)
         #expect(file.contains("\"@RECEIVER@\""))
     }
 }

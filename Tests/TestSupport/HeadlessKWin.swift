@@ -73,7 +73,8 @@ public final class HeadlessKWin: @unchecked Sendable {
             let (program, arguments) = try Userland.command(
                 ["/usr/bin/env", "-i"] + environment + [
                     "DBUS_SESSION_BUS_ADDRESS=\(busAddress)", "KWIN_IM_SHOW_ALWAYS=1",
-                    "QT_LOGGING_RULES=maliit.*.debug=true;kwin_scripting.debug=true", kwinProgram, "--virtual", "--width", "1280",
+                    "QT_LOGGING_RULES=maliit.*.debug=true;kwin_scripting.debug=true", kwinProgram, "--virtual",
+                    "--width", "1280",
                     "--height", "800", "--socket", "wayland-kw", "--no-lockscreen", "--no-global-shortcuts",
                     "--no-kactivities",
                 ], on: stack, as: user, accounts: runtime.path)

@@ -45,7 +45,8 @@ struct VirtualKeyboardReportsTests {
 /// What the kwin backend delivers while the package's KWin script reports the keyboard's window.
 @Suite("VirtualKeyboardReports with the KWin script")
 struct CompanionReportsTests {
-    static let panel = CompanionReport.Panel(frame: Rect(x: 0, y: 488, width: 1280, height: 312), outputName: "Virtual-0")
+    static let panel = CompanionReport.Panel(
+        frame: Rect(x: 0, y: 488, width: 1280, height: 312), outputName: "Virtual-0")
     static let app = AppIdentity(processIDs: [42], appIDs: ["org.example.Chat"])
 
     static func line(_ observation: KeyboardObservation) -> String {

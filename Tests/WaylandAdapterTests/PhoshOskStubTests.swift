@@ -47,6 +47,7 @@ extension WaylandIntegration {
             #expect(shown.status == 0, "kbwatch --state: \(shown.stderr)")
             // Up when kbwatch starts, with no bar: the whole inset, which is the strip.
             let keyboard = try Self.onlyKeyboard(shown.stdout)
+            #expect(keyboard.name == "phosh-osk-stub", "\(shown.stdout)")
             #expect(keyboard.pid == Int(stub.pid) && keyboard.frame == Self.strip, "\(shown.stdout)")
             try setVisible(false)
             try sink.waitForUpdates(4, "phosh-osk-stub hidden")
@@ -73,11 +74,14 @@ extension WaylandIntegration {
                 id: "wayland:WL-1:bottom", frame: Self.strip, offScreen: Rect(x: 0, y: 800, width: 1280, height: 200),
                 edge: .bottom, output: Self.output, layout: "English (US)")
             #expect(Fixture.lines(sink.updates) == cycle + cycle + cycle.prefix(2), "\(describe(sink.updates))")
-            #expect(sink.updates.allSatisfy { $0.keyboard.pid == stub.pid }, "\(describe(sink.updates))")
+            // Named after the program that owns sm.puri.OSK0, not the interface's squeekboard.
+            #expect(
+                sink.updates.allSatisfy { $0.keyboard.name == "phosh-osk-stub" && $0.keyboard.pid == stub.pid },
+                "\(describe(sink.updates))")
             #expect(sink.failures.isEmpty)
         }
 
-        /// The one keyboard of `kbwatch --state --json`: its pid and frame.
+        /// The one keyboard of `kbwatch --state --json`: its name, pid and frame.
         static func onlyKeyboard(_ json: String) throws -> (name: String?, pid: Int?, frame: Rect?) {
             let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
             let keyboards = object?["keyboards"] as? [[String: Any]] ?? []

@@ -20,6 +20,8 @@ public final class DBusKeyboardService: KeyboardService {
         // @unchecked: the watch is only used on its loop's thread; it is kept here to reach it
         // through `loop.perform`, which hops there.
         var state = KeyboardServiceState(status: .unknown)
+        /// The keyboard the bus name's owner is, read once per owner.
+        var owner: (pid: Int32, keyboardName: String)?
         var watch: ServiceWatch?
         weak var loop: KeyboardRunLoop?
     }
@@ -31,8 +33,10 @@ public final class DBusKeyboardService: KeyboardService {
 
     /// The service's name, such as `onboard`.
     public var name: String { interface.name }
-    /// The name geometry gives its keyboards.
-    public var keyboardName: String { interface.keyboardName }
+    /// The name geometry gives its keyboards: the program's that owns the bus name when it is a
+    /// keyboard known to serve this interface (phosh-osk-stub on squeekboard's), else the
+    /// interface's own.
+    public var keyboardName: String { shared.withLock { $0.owner?.keyboardName } ?? interface.keyboardName }
     /// `org.onboard.Onboard on the session bus`.
     public var address: String { "\(interface.busName) on the session bus" }
     /// The edge the keyboard always docks at (squeekboard: the bottom), nil for onboard.
@@ -45,7 +49,7 @@ public final class DBusKeyboardService: KeyboardService {
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
         guard shared.withLock({ $0.watch == nil }) else { return }
         let record: (KeyboardServiceState) -> Void = { [weak self] state in
-            self?.shared.withLock { $0.state = state }
+            self?.remember(state)
             onChange(state)
         }
         do {
@@ -54,12 +58,23 @@ public final class DBusKeyboardService: KeyboardService {
             shared.withLock { shared in
                 shared.watch = watch
                 shared.loop = context.runLoop
-                shared.state = watch.current
             }
+            remember(watch.current)
         } catch {
-            shared.withLock {
-                $0.state = KeyboardServiceState(status: .busUnavailable(ServiceProbe.noBusReason(error)))
-            }
+            remember(KeyboardServiceState(status: .busUnavailable(ServiceProbe.noBusReason(error))))
+        }
+    }
+
+    /// Keeps `state`, and the name of its owner's keyboard: the owner's executable name is read
+    /// when its pid is first known, before anyone is told of the state.
+    private func remember(_ state: KeyboardServiceState) {
+        let known = shared.withLock { $0.owner }
+        let owner =
+            known?.pid == state.pid
+            ? known : state.pid.map { (pid: $0, keyboardName: interface.keyboardName(ownedBy: $0)) }
+        shared.withLock { shared in
+            shared.state = state
+            shared.owner = owner
         }
     }
 

@@ -7,6 +7,11 @@ struct ServiceInterface: Sendable, Hashable {
     var name: String
     /// The name geometry gives its keyboards (`onboard`).
     var keyboardName: String
+    /// The keyboards known to serve this interface, by executable name (15 characters at most, as
+    /// `/proc/PID/comm` keeps them): while one of them owns the bus name, its keyboards bear that
+    /// name (phosh-osk-stub serves squeekboard's `sm.puri.OSK0`); any other owner's bear
+    /// `keyboardName`.
+    var ownerKeyboards: [String] = []
     /// The well-known bus name (`org.onboard.Onboard`).
     var busName: String
     /// The object that has the keyboard interface.

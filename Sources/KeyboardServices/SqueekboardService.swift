@@ -8,14 +8,16 @@ extension DBusKeyboardService {
     /// squeekboard's service: `sm.puri.OSK0` at `/sm/puri/OSK0`, interface `sm.puri.OSK0`, method
     /// `SetVisible(b)`, property `Visible` (with PropertiesChanged). squeekboard 1.21 has no
     /// `GetVisible` method: the property is read through `org.freedesktop.DBus.Properties`.
-    /// squeekboard always docks at the bottom of its output.
+    /// squeekboard always docks at the bottom of its output. Phosh's other keyboard, phosh-osk-stub,
+    /// serves the same interface and docks there too: its strips are named after it.
     public static func squeekboard(
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) -> DBusKeyboardService {
         DBusKeyboardService(
             interface: ServiceInterface(
-                name: "squeekboard", keyboardName: "squeekboard", busName: "sm.puri.OSK0", objectPath: "/sm/puri/OSK0",
-                interface: "sm.puri.OSK0", visibleProperty: "Visible", dockedEdge: .bottom,
+                name: "squeekboard", keyboardName: "squeekboard", ownerKeyboards: ["squeekboard", "phosh-osk-stub"],
+                busName: "sm.puri.OSK0", objectPath: "/sm/puri/OSK0", interface: "sm.puri.OSK0",
+                visibleProperty: "Visible", dockedEdge: .bottom,
                 request: { visible in .method("SetVisible", [.bool(visible)]) }),
             environment: environment)
     }

@@ -8,10 +8,12 @@ extension WaylandIntegration {
     /// Panels come with outputs: a bar on an output plugged while watching is no keyboard.
     @Suite("outputs plugged while watching, with swaybar")
     struct PluggedOutputTests {
-        @Test("five outputs plugged with swaybar configured while three watchers run: no keyboard reported")
-        func pluggedOutputs() throws {
-            guard try Fixture.ready(["sway", "swaybar", "swaymsg"]) else { return }
-            let sway = try HeadlessSway(bar: .top)
+        @Test(
+            "five outputs plugged with swaybar configured while three watchers run: no keyboard reported",
+            arguments: Stack.allCases)
+        func pluggedOutputs(stack: Stack) throws {
+            guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "swaybar"]) else { return }
+            let sway = try HeadlessSway(bar: .top, stack: stack)
             defer { sway.stop() }
             let workspace = try Fixture.waitForWorkspaceArea(sway, "the top bar's exclusive zone") { $0.height < 800 }
             let watchers = try (0..<3).map { _ in

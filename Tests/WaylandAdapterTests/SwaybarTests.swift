@@ -12,10 +12,11 @@ extension WaylandIntegration {
 
         @Test(
             "bar at the bottom or the top: exact keyboard frame, bar never reported",
-            arguments: [HeadlessSway.BarPosition.bottom, .top])
-        func barAndKeyboard(position: HeadlessSway.BarPosition) throws {
-            guard try Fixture.ready(["sway", "swaybar", "swaymsg", "wvkbd-mobintl"]) else { return }
-            let sway = try HeadlessSway(bar: position)
+            arguments: [HeadlessSway.BarPosition.bottom, .top], Stack.allCases)
+        func barAndKeyboard(position: HeadlessSway.BarPosition, stack: Stack) throws {
+            guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "swaybar", "wvkbd-mobintl"])
+            else { return }
+            let sway = try HeadlessSway(bar: position, stack: stack)
             defer { sway.stop() }
             // The bar must be up before watching starts, or it would count as a keyboard appearing.
             let workspace = try Fixture.waitForWorkspaceArea(sway, "the \(position.rawValue) bar's exclusive zone") {
@@ -31,21 +32,20 @@ extension WaylandIntegration {
             defer { keyboard.stop() }
             keyboard.signal(SIGUSR2)
             try sink.waitForUpdates(2, "wvkbd shown above the \(position.rawValue) bar")
-            // Both reservations are in place: the bar's and the keyboard's.
+            // Both reservations are in place: the bar's and the keyboard's (wvkbd 0.13's 240 px,
+            // 0.15's 250 px).
+            let height = stack == .debian12 ? 240 : 250
             try Fixture.waitForUsableArea(
-                backend, "HEADLESS-1",
-                Rect(
-                    x: 0, y: workspace.y, width: 1280, height: workspace.height - 240))
+                backend, "HEADLESS-1", Rect(x: 0, y: workspace.y, width: 1280, height: workspace.height - height))
             keyboard.signal(SIGUSR1)
             try sink.waitForUpdates(4, "wvkbd hidden")
             try Fixture.waitForUsableArea(backend, "HEADLESS-1", workspace)
 
+            // The keyboard at the outer edge, the bar never in it.
+            let expected = Fixture.wvkbdCycles(output: Self.output, height: height, stepped: stack == .debian13)
             #expect(
-                Fixture.lines(sink.updates)
-                    == Fixture.showHide(
-                        id: "wayland:HEADLESS-1:bottom", frame: Rect(x: 0, y: 560, width: 1280, height: 240),
-                        offScreen: Rect(x: 0, y: 800, width: 1280, height: 240), edge: .bottom, output: Self.output,
-                        layout: "wvkbd"))
+                expected.map { Array($0.prefix(4)) }.contains(Fixture.lines(sink.updates)),
+                "\(Fixture.lines(sink.updates))\nwvkbd's log:\n\(keyboard.log)")
             #expect(Set(sink.observations.map(\.keyboard.id)) == ["wayland:HEADLESS-1:bottom"])
         }
     }

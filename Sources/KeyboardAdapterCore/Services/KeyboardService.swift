@@ -74,7 +74,8 @@ public protocol KeyboardService: AnyObject, Sendable {
     /// The service's name for people and `kbwatch --doctor`, such as `onboard`.
     var name: String { get }
     /// The name geometry gives the keyboards this service speaks for (an X11 rule's name, such
-    /// as `onboard`), which joins the two.
+    /// as `onboard`), which joins the two. It may follow the program that serves the service
+    /// (phosh-osk-stub serving squeekboard's); any thread.
     var keyboardName: String { get }
     /// Where the service lives, for people: `org.onboard.Onboard on the session bus`.
     var address: String { get }

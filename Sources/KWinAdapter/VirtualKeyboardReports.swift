@@ -15,8 +15,9 @@ struct VirtualKeyboardReports: Sendable {
     private(set) var isShown = false
     /// What the KWin script reports, while it runs.
     private var companion: CompanionReport?
-    /// Whether the keyboard came up for the app, judged when it showed.
-    private var verdict: Bool??
+    /// Whether the keyboard came up for the app, judged when it showed, and the focus it was
+    /// judged by.
+    private var verdict: (isLocal: Bool?, focus: FocusedTopLevel?)?
     private var outputs: [UInt32: Output] = [:]
     private(set) var layout: InputLayout?
     /// What was delivered last, to deliver only changes.
@@ -31,7 +32,10 @@ struct VirtualKeyboardReports: Sendable {
     ) -> [KeyboardObservation] {
         self.companion = companion
         let shown = companion.map { $0.panel != nil } ?? visible
-        if shown && !isShown { verdict = .some(companion?.focusIsLocal(for: app())) }
+        if shown && !isShown {
+            let focus = companion?.focusedTopLevel
+            verdict = (app().isLocal(given: focus), focus)
+        }
         isShown = shown
         return report(time: time)
     }
@@ -68,7 +72,7 @@ struct VirtualKeyboardReports: Sendable {
         var next = KeyboardObservation(
             time: time, keyboard: identity, frame: panel?.frame, isDocked: panel.map { _ in edge != nil },
             dockedEdge: edge, output: output, geometry: companion == nil ? .unknown : .derived,
-            isLocal: verdict ?? nil, layout: layout, isShown: isShown)
+            isLocal: verdict?.isLocal ?? nil, layout: layout, isShown: isShown, focus: verdict?.focus ?? nil)
         if !isShown {
             next.geometry = delivered?.geometry ?? next.geometry
             verdict = nil

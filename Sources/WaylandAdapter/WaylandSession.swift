@@ -164,16 +164,16 @@ final class WaylandSession {
     private func send(_ observations: [KeyboardObservation]) {
         guard let deliver else { return }
         for observation in observations {
-            deliver(verdicts.stamp(observation) { isLocalNow })
+            deliver(verdicts.stamp(observation, app: appIdentity, focus: { focusNow }))
         }
     }
 
-    /// Whether the focus now is the app's (see ``ShowOwnership``).
-    private var isLocalNow: Bool? {
+    /// What has the focus now (see ``ShowOwnership``).
+    private var focusNow: FocusedTopLevel? {
         let ipc = swayIPC.flatMap { $0.isOpen ? $0 : nil }
-        return ShowOwnership.isLocal(
+        return ShowOwnership.focus(
             activation: offers(Self.toplevelsInterface) ? toplevels?.activation ?? .unknown : nil, swayIPC: ipc != nil,
-            swayFocus: ipc?.state.focus, app: appIdentity())
+            swayFocus: ipc?.state.focus)
     }
 
     /// The compositor's process (the peer of the connection), to tell whose sway IPC socket is whose.

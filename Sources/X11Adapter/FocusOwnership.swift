@@ -26,42 +26,40 @@ struct FocusOwnership {
         active = now
     }
 
-    /// Whether the focus belongs to `app` as `keyboard` (inside `keyboardFrame`, if framed)
-    /// shows; nil when no app identity is set. `topLevel` and `clientOf` map a window to its
-    /// root-level ancestor and a frame to its client.
-    func isLocal(
-        keyboard: WindowID, keyboardFrame: WindowID?, app: AppIdentity, server: some WindowServer,
+    /// What has the focus as `keyboard` (inside `keyboardFrame`, if framed) shows: the focused
+    /// window, its top-level and that one's client, with their `_NET_WM_PID`s and `WM_CLASS`
+    /// parts (an X11 app id is either part; Xwayland's app_id is the class). `topLevel` and
+    /// `clientOf` map a window to its root-level ancestor and a frame to its client.
+    func focusedTopLevel(
+        keyboard: WindowID, keyboardFrame: WindowID?, server: some WindowServer,
         topLevel: (WindowID) -> WindowID?, clientOf: (WindowID) -> WindowID?
-    ) -> Bool? {
-        guard !app.processIDs.isEmpty || !app.windowIDs.isEmpty || !app.appIDs.isEmpty else { return nil }
+    ) -> FocusedTopLevel {
+        let none = FocusedTopLevel(knows: [.windows, .processes, .appIDs])
         let keyboardWindows = Set([keyboard] + (keyboardFrame.map { [$0] } ?? []))
         var focus = isKept ? active : (server.inputFocus() ?? 0)
         if focus == 0 || keyboardWindows.contains(focus) || keyboardWindows.contains(topLevel(focus) ?? 0) {
             focus = isKept ? previous : 0
         }
         // 0 is None, 1 is PointerRoot: nothing in particular has the focus.
-        guard focus > 1, focus != server.root, !keyboardWindows.contains(focus) else { return false }
+        guard focus > 1, focus != server.root, !keyboardWindows.contains(focus) else { return none }
         var candidates = [focus]
-        if let top = topLevel(focus) {
+        if let top = topLevel(focus), top != focus {
             candidates.append(top)
-            if let client = clientOf(top) { candidates.append(client) }
+            if let client = clientOf(top), client != top, client != focus { candidates.append(client) }
         }
-        let windowIDs = Set(app.windowIDs)
-        if candidates.contains(where: { windowIDs.contains(UInt64($0)) }) { return true }
-        let processIDs = Set(app.processIDs)
-        for candidate in Set(candidates) {
-            if !processIDs.isEmpty, let pid = server.values(candidate, "_NET_WM_PID")?.first,
-                let pid = Int32(exactly: pid), processIDs.contains(pid)
+        var processIDs: [Int32] = []
+        var appIDs: [String] = []
+        for candidate in candidates {
+            if let pid = server.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid), pid > 0,
+                !processIDs.contains(pid)
             {
-                return true
+                processIDs.append(pid)
             }
-            // An app id names an X11 app by its WM_CLASS, either part (Xwayland's app_id is the class).
-            if !app.appIDs.isEmpty, let names = server.windowClass(candidate),
-                app.includes(appID: names.instance) || app.includes(appID: names.windowClass)
-            {
-                return true
+            if let names = server.windowClass(candidate) {
+                for name in [names.instance, names.windowClass] where !appIDs.contains(name) { appIDs.append(name) }
             }
         }
-        return false
+        return FocusedTopLevel(
+            windowIDs: candidates.map { UInt64($0) }, processIDs: processIDs, appIDs: appIDs, knows: none.knows)
     }
 }

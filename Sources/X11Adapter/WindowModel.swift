@@ -284,14 +284,16 @@ final class WindowModel<Server: WindowServer> {
         let last = batch.delivered[window]
         if !isShown {
             tree.windows[window]?.isLocal = nil
+            tree.windows[window]?.focus = nil
         } else if last?.frame == nil {
             // Showing now: judge ownership by the focus at this moment, once per show.
             // Computed first: an optional-chained assignment would hold `tree` while the
             // judgement reads it.
-            let isLocal = ownership.isLocal(
-                keyboard: window, keyboardFrame: tracked.frame, app: appIdentity(), server: server,
+            let focus = ownership.focusedTopLevel(
+                keyboard: window, keyboardFrame: tracked.frame, server: server,
                 topLevel: { self.tree.topLevel(of: $0) }, clientOf: { self.tree.windows[$0]?.client })
-            tree.windows[window]?.isLocal = isLocal
+            tree.windows[window]?.isLocal = appIdentity().isLocal(given: focus)
+            tree.windows[window]?.focus = focus
         }
         let identity = KeyboardIdentity(
             id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
@@ -311,6 +313,7 @@ final class WindowModel<Server: WindowServer> {
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge
             observation.isLocal = tree.windows[window]?.isLocal
+            observation.focus = tree.windows[window]?.focus
             observation.layout = layouts?.current
         }
         return batch.record(observation, for: window) ? observation : nil

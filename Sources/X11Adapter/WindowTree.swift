@@ -33,6 +33,8 @@ struct TrackedWindow {
     var keyboard: KeyboardProperties?
     /// Whether this keyboard came up for the app, judged when it showed; nil while hidden.
     var isLocal: Bool?
+    /// What had the focus when it showed.
+    var focus: FocusedTopLevel?
 
     /// A window seen in `parent`, not yet measured.
     init(parent: WindowID) {

@@ -201,3 +201,25 @@ extension Wait {
 
 /// Waiting helpers for the core tests (which do not depend on the integration test support).
 enum Wait {}
+
+/// Any app judged by the focus a keyboard showed with: how one watcher answers many apps.
+@Suite("AppIdentity judged by a focused top-level")
+struct FocusJudgementTests {
+    @Test("a match of any kind is local; a told kind without a match is foreign; nothing comparable is nil")
+    func judgements() {
+        let x11 = FocusedTopLevel(
+            windowIDs: [0x40_0001, 0x20_0003], processIDs: [4242], appIDs: ["gedit", "Gedit"],
+            knows: [.windows, .processes, .appIDs])
+        #expect(AppIdentity(processIDs: [4242]).isLocal(given: x11) == true)
+        #expect(AppIdentity(windowIDs: [0x20_0003]).isLocal(given: x11) == true)
+        #expect(AppIdentity(appIDs: ["Gedit.desktop"]).isLocal(given: x11) == true)
+        #expect(AppIdentity(processIDs: [7], appIDs: ["firefox"]).isLocal(given: x11) == false)
+        #expect(AppIdentity().isLocal(given: x11) == nil, "an empty identity compares nothing")
+        #expect(AppIdentity(processIDs: [4242]).isLocal(given: nil) == nil, "no focus known")
+        let nothingFocused = FocusedTopLevel(knows: [.appIDs])
+        #expect(AppIdentity(appIDs: ["gedit"]).isLocal(given: nothingFocused) == false)
+        #expect(AppIdentity(processIDs: [4242]).isLocal(given: nothingFocused) == nil, "pids not told here")
+        let long = String(repeating: "a", count: AppIdentity.maximumAppIDBytes + 1)
+        #expect(FocusedTopLevel(appIDs: [long, ""], knows: [.appIDs]).appIDs.isEmpty, "bounded like every app id")
+    }
+}

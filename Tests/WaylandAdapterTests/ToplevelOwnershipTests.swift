@@ -96,7 +96,7 @@ struct ToplevelOwnershipTests {
             _ activation: ForeignToplevels.Activation?, ipc: Bool = false, focus: SwayFocus? = nil,
             app: AppIdentity = Self.app
         ) -> Bool? {
-            ShowOwnership.isLocal(activation: activation, swayIPC: ipc, swayFocus: focus, app: app)
+            app.isLocal(given: ShowOwnership.focus(activation: activation, swayIPC: ipc, swayFocus: focus))
         }
         let pidOnly = AppIdentity(processIDs: [4242])
         let first = SwayFocus(appID: "org.example.First", pid: 4242)
@@ -128,9 +128,10 @@ struct ToplevelOwnershipTests {
             let observation = KeyboardObservation(
                 time: 0, keyboard: KeyboardIdentity(id: "wayland:HEADLESS-1:bottom", name: "docked keyboard"),
                 frame: frame)
-            return verdicts.stamp(observation) {
+            let app = AppIdentity(appIDs: ["org.example.First"])
+            return verdicts.stamp(observation, app: { app }) {
                 asked += 1
-                return answer
+                return answer.map { FocusedTopLevel(appIDs: [$0 ? "org.example.First" : "other"], knows: [.appIDs]) }
             }.isLocal
         }
         let strip = Rect(x: 0, y: 560, width: 1280, height: 240)

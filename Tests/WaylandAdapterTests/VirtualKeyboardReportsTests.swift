@@ -80,7 +80,7 @@ struct CompanionReportsTests {
     @Test("isLocal: the focused window's pid or app ids against the app's; nil when nothing compares")
     func focusVerdicts() {
         func verdict(_ focus: CompanionReport.Focus?, _ app: AppIdentity) -> Bool? {
-            CompanionReport(panel: Self.panel, focus: focus).focusIsLocal(for: app)
+            app.isLocal(given: CompanionReport(panel: Self.panel, focus: focus).focusedTopLevel)
         }
         #expect(verdict(.init(pid: 42, appIDs: []), Self.app) == true)
         #expect(verdict(.init(pid: 7, appIDs: ["org.example.Chat.desktop"]), Self.app) == true)

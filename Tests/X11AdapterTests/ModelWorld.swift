@@ -104,12 +104,19 @@ final class ModelWorld {
         return take()
     }
 
-    /// What the model delivered since the last call, with times set to 0.
+    /// The focus each observation `take()` returned last carried (kept apart so that the
+    /// observations compare with plain expectations).
+    private(set) var focuses: [FocusedTopLevel?] = []
+
+    /// What the model delivered since the last call, with times set to 0 and the focus moved to
+    /// ``focuses``.
     func take() -> [KeyboardObservation] {
         defer { log.observations = [] }
+        focuses = log.observations.map(\.focus)
         return log.observations.map {
             var observation = $0
             observation.time = 0
+            observation.focus = nil
             return observation
         }
     }

@@ -31,6 +31,9 @@ public struct KeyboardObservation: Sendable, Hashable {
     public var geometry: GeometrySource
     /// Whether the keyboard is shown for this app, when the backend can tell.
     public var isLocal: Bool?
+    /// What had the focus when the keyboard showed, when the backend can tell: lets any app be
+    /// judged, not only the one given to the backend.
+    public var focus: FocusedTopLevel?
     /// The active input layout, when known.
     public var layout: InputLayout?
 
@@ -39,7 +42,7 @@ public struct KeyboardObservation: Sendable, Hashable {
     public init(
         time: Double, keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
         output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil,
-        isShown: Bool? = nil
+        isShown: Bool? = nil, focus: FocusedTopLevel? = nil
     ) {
         self.time = time
         self.keyboard = keyboard
@@ -50,6 +53,7 @@ public struct KeyboardObservation: Sendable, Hashable {
         self.output = output
         self.geometry = geometry
         self.isLocal = isLocal
+        self.focus = focus
         self.layout = layout
     }
 }

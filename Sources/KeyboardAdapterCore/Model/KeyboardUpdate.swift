@@ -102,6 +102,11 @@ public struct KeyboardUpdate: Sendable, Hashable {
         get { state.isLocal }
         set { state.isLocal = newValue }
     }
+    /// What had the focus when the keyboard showed, when the backend can tell.
+    public var focus: FocusedTopLevel? {
+        get { state.focus }
+        set { state.focus = newValue }
+    }
     /// The output the keyboard is on, when known.
     public var output: Output? {
         get { state.output }
@@ -138,6 +143,9 @@ public struct KeyboardState: Sendable, Hashable {
     public var dockedEdge: Edge?
     /// Whether it came up for this app; nil when unknown.
     public var isLocal: Bool?
+    /// What had the focus when it showed, when the backend can tell (judge any app with
+    /// ``AppIdentity/isLocal(given:)``).
+    public var focus: FocusedTopLevel?
     /// Its output, when known.
     public var output: Output?
     /// The active input layout, when known.
@@ -148,8 +156,9 @@ public struct KeyboardState: Sendable, Hashable {
     /// Creates a state value.
     public init(
         keyboard: KeyboardIdentity, frame: Rect, isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil,
-        output: Output? = nil, layout: InputLayout? = nil, geometry: GeometrySource
+        output: Output? = nil, layout: InputLayout? = nil, geometry: GeometrySource, focus: FocusedTopLevel? = nil
     ) {
+        self.focus = focus
         self.keyboard = keyboard
         self.frame = frame
         self.isDocked = isDocked

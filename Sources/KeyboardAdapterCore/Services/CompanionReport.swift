@@ -42,14 +42,13 @@ public struct CompanionReport: Sendable, Hashable {
         self.focus = focus
     }
 
-    /// Whether the focused window is the app's: its pid or its app id, compared as on X11;
-    /// nil when nothing can be compared.
-    package func focusIsLocal(for app: AppIdentity) -> Bool? {
-        guard !app.processIDs.isEmpty || !app.appIDs.isEmpty else { return nil }
-        guard let focus else { return false }
-        if let pid = focus.pid, app.processIDs.contains(pid) { return true }
-        if focus.appIDs.contains(where: app.includes(appID:)) { return true }
-        let comparable = (focus.pid != nil && !app.processIDs.isEmpty) || (!focus.appIDs.isEmpty && !app.appIDs.isEmpty)
-        return comparable ? false : nil
+    /// The focus as any app is judged by (``AppIdentity/isLocal(given:)``): no focused window
+    /// tells both kinds; a window tells the kinds the compositor gave for it.
+    public var focusedTopLevel: FocusedTopLevel {
+        guard let focus else { return FocusedTopLevel(knows: [.processes, .appIDs]) }
+        var kinds: FocusedTopLevel.Kinds = []
+        if focus.pid != nil { kinds.insert(.processes) }
+        if !focus.appIDs.isEmpty { kinds.insert(.appIDs) }
+        return FocusedTopLevel(processIDs: focus.pid.map { [$0] } ?? [], appIDs: focus.appIDs, knows: kinds)
     }
 }

@@ -15,13 +15,14 @@ struct TrackerContext: Sendable {
         _ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect, predicted: Bool = false,
         duration: Double, curve: AnimationCurve, visible: Bool
     ) -> TrackerEmission {
-        .update(
-            KeyboardUpdate(
-                event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
-                isEndFramePredicted: predicted, animationDuration: duration, animationCurve: curve,
-                isVisible: visible, isDocked: entry.isDocked, dockedEdge: entry.isDocked ? entry.edge : nil,
-                isLocal: entry.isLocal, output: entry.output, layout: entry.layout, geometry: entry.geometry,
-                timestamp: wallClock()))
+        var update = KeyboardUpdate(
+            event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
+            isEndFramePredicted: predicted, animationDuration: duration, animationCurve: curve,
+            isVisible: visible, isDocked: entry.isDocked, dockedEdge: entry.isDocked ? entry.edge : nil,
+            isLocal: entry.isLocal, output: entry.output, layout: entry.layout, geometry: entry.geometry,
+            timestamp: wallClock())
+        update.focus = entry.focus
+        return .update(update)
     }
 
     /// An intermediate frame of `entry`'s transition, with how far it has come.
@@ -65,6 +66,7 @@ struct Entry: Sendable {
     var output: Output?
     var geometry: GeometrySource = .unknown
     var isLocal: Bool?
+    var focus: FocusedTopLevel?
     var layout: InputLayout?
 
     init(identity: KeyboardIdentity) { self.identity = identity }
@@ -77,7 +79,7 @@ struct Entry: Sendable {
     var state: KeyboardState {
         KeyboardState(
             keyboard: identity, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
-            isLocal: isLocal, output: output, layout: layout, geometry: geometry)
+            isLocal: isLocal, output: output, layout: layout, geometry: geometry, focus: focus)
     }
 
     /// The most samples a transition keeps: a storm of frame changes inside one transition then
@@ -135,6 +137,7 @@ struct Entry: Sendable {
         }
         if o.layout != nil { layout = o.layout }
         if let local = o.isLocal { isLocal = local }
+        if let seen = o.focus { focus = seen }
 
         guard placeUnknown || o.frame.map(isOnScreen) == true else {
             disappear(offScreen: o.frame, at: o.time, tracker: tracker, into: &out)
@@ -145,6 +148,7 @@ struct Entry: Sendable {
         switch phase {
         case .hidden:
             isLocal = o.isLocal ?? tracker.appTextInputActive
+            focus = o.focus
             let start = offScreen
             offScreen = nil
             begin = placeUnknown ? .zero : start?.frame ?? offScreenFrame(for: frame)

@@ -129,10 +129,11 @@ struct ToplevelOwnershipTests {
                 time: 0, keyboard: KeyboardIdentity(id: "wayland:HEADLESS-1:bottom", name: "docked keyboard"),
                 frame: frame)
             let app = AppIdentity(appIDs: ["org.example.First"])
-            return verdicts.stamp(observation, app: { app }) {
+            let focus = { () -> FocusedTopLevel? in
                 asked += 1
                 return answer.map { FocusedTopLevel(appIDs: [$0 ? "org.example.First" : "other"], knows: [.appIDs]) }
-            }.isLocal
+            }
+            return verdicts.stamp(observation, app: { app }, focus: focus).isLocal
         }
         let strip = Rect(x: 0, y: 560, width: 1280, height: 240)
         #expect(stamp(strip) == true)

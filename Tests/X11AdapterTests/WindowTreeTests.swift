@@ -256,7 +256,9 @@ struct WindowTreeTests {
         #expect(w.flush() == [expected])
         // The focus it was judged by goes with it, for any other app to be judged by.
         #expect(
-            w.focuses == [FocusedTopLevel(windowIDs: [0x900], processIDs: [4242], knows: [.windows, .processes, .appIDs])])
+            w.focuses == [
+                FocusedTopLevel(windowIDs: [0x900], processIDs: [4242], knows: [.windows, .processes, .appIDs])
+            ])
         w.unmap(0x200)
         w.flush()
         w.server.focus = 0x901

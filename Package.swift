@@ -77,10 +77,13 @@ let package = Package(
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
+        // The session service (`kbwatch --serve`) and its client (`kbwatch --from-service`).
+        .target(
+            name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "KeyboardServices", "KbwatchOutput"]),
         // Built for release with the Swift runtime linked statically (see the README), it takes
         // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
         .executableTarget(
-            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput"],
+            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService"],
             linkerSettings: [
                 .unsafeFlags(
                     ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx"],

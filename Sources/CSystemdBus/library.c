@@ -62,7 +62,14 @@
     X(const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m), NULL)                          \
     X(const char *, sd_bus_message_get_member, (sd_bus_message *m), (m), NULL)                             \
     X(int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ENOSYS) \
-    X(int, sd_bus_send, (sd_bus *bus, sd_bus_message *m, uint64_t *cookie), (bus, m, cookie), -ENOSYS)
+    X(int, sd_bus_send, (sd_bus *bus, sd_bus_message *m, uint64_t *cookie), (bus, m, cookie), -ENOSYS)     \
+    X(int, sd_bus_request_name, (sd_bus *bus, const char *name, uint64_t flags), (bus, name, flags), -ENOSYS) \
+    X(int, sd_bus_message_new_signal,                                                                      \
+      (sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member),      \
+      (bus, m, path, interface, member), -ENOSYS)                                                          \
+    X(int, sd_bus_message_set_destination, (sd_bus_message *m, const char *destination), (m, destination), -ENOSYS) \
+    X(int, sd_bus_message_new_method_error, (sd_bus_message *call, sd_bus_message **m, const sd_bus_error *e), \
+      (call, m, e), -ENOSYS)
 
 #define KA_POINTER(type, name, parameters, arguments, fallback) static type(*loaded_##name) parameters;
 KA_SD_BUS_FUNCTIONS(KA_POINTER)

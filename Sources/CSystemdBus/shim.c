@@ -57,3 +57,13 @@ int ka_bus_reply_empty(sd_bus *bus, sd_bus_message *call) {
     sd_bus_message_unref(reply);
     return status;
 }
+
+int ka_bus_reply_with_error(sd_bus *bus, sd_bus_message *call, const char *name, const char *text) {
+    sd_bus_error error = SD_BUS_ERROR_MAKE_CONST(name, text);
+    sd_bus_message *reply = NULL;
+    int status = sd_bus_message_new_method_error(call, &reply, &error);
+    if (status < 0) return status;
+    status = sd_bus_send(bus, reply, NULL);
+    sd_bus_message_unref(reply);
+    return status;
+}

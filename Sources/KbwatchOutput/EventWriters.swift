@@ -203,12 +203,14 @@ public struct JSONWriter: EventWriter {
         ])
     }
 
+    /// The `keyboards` array of ``lines(forState:)`` alone.
+    public func keyboardsJSON(_ keyboards: [KeyboardState]) -> String { Self.keyboards(keyboards).rendered }
+
     private func stateFields(_ keyboards: [KeyboardState]) -> [(String, JSONValue)] {
-        [
-            ("schema", .int(Self.schema)),
-            ("visible", .bool(!keyboards.isEmpty)),
-            (
-                "keyboards",
+        [("schema", .int(Self.schema)), ("visible", .bool(!keyboards.isEmpty)), ("keyboards", Self.keyboards(keyboards))]
+    }
+
+    private static func keyboards(_ keyboards: [KeyboardState]) -> JSONValue {
                 .array(
                     keyboards.map { state in
                         .object([
@@ -221,8 +223,6 @@ public struct JSONWriter: EventWriter {
                             ("geometry", .string(state.geometry.rawValue)),
                         ])
                     })
-            ),
-        ]
     }
 }
 

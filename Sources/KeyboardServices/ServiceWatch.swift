@@ -1,11 +1,10 @@
 import Glibc
 import KeyboardAdapterCore
 
-/// One keyboard service watched on a session bus connection of its own, as a run-loop source:
-/// sd-bus's descriptor, events and timeout are the source's, and `sd_bus_process` runs until it
-/// has nothing left. Follows the name's owner (NameOwnerChanged) and the visible property
+/// One keyboard service watched on a session bus connection of its own, in the run loop through
+/// a ``BusPump``. Follows the name's owner (NameOwnerChanged) and the visible property
 /// (PropertiesChanged), and sends show and hide requests. Used on the loop's thread only.
-final class ServiceWatch: LoopSource, @unchecked Sendable {
+final class ServiceWatch: @unchecked Sendable {
     // @unchecked: created on the loop's thread and used there only; the service keeps it (under
     // its mutex) to reach it through `loop.perform` and to close it from `stop`, on that thread.
 
@@ -13,11 +12,8 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     static let startTimeout = 1.0
     /// How long a show or hide request waits for its reply.
     static let requestTimeout = 5.0
-    /// At most this many messages are processed per loop turn, so that a flooding peer cannot
-    /// keep the loop from its other sources.
-    static let processBatch = 256
-
     private let connection: BusConnection
+    private var pump: BusPump?
     private let interface: ServiceInterface
     private let changed: (KeyboardServiceState) -> Void
     private let context: LoopContext
@@ -25,10 +21,11 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     /// Calls waiting for their reply, by a number of their own.
     private var pending: [Int: (slot: BusSlot?, completion: ((BusMessage?) -> Void))] = [:]
     private var nextCall = 0
-    private var mustProcess = true
     /// When to read the property again after an argument-less change signal, until it changes:
     /// KWin 6 signals a show before its `visible` turns true, and sends no second signal.
-    private var rereads: [Double] = []
+    private var rereads: [Double] = [] {
+        didSet { pump?.timer = rereads.first }
+    }
     /// After a change signal, the property is read again this long after it (seconds), until a
     /// reading differs: KWin 6.3's `visible` turns true 40 to 300 ms after its signal (the first,
     /// cold show the latest), so the reads go on, further apart, for a second at most.
@@ -67,7 +64,19 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
         if interface.loadsKWinCompanion, current.isRunning { startCompanion(environment: environment) }
-        context.add(self)
+        let pump = BusPump(connection, context: context)
+        pump.timer = rereads.first
+        pump.onTimer = { [unowned self] in self.rereadDue() }
+        pump.onBroken = { [unowned self] reason in self.fail(reason: reason) }
+        self.pump = pump
+    }
+
+    /// A reading after a change signal is due.
+    private func rereadDue() {
+        if let reread = rereads.first, reread <= MonotonicClock.now() {
+            rereads.removeFirst()
+            refreshVisible()
+        }
     }
 
     /// Loads the KWin script; without it the state says why.
@@ -86,59 +95,6 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         state.companion = companion?.report
         state.companionStatus = companion?.status ?? companionFailure
         return state
-    }
-
-    // MARK: - LoopSource
-
-    func prepareToWait() -> (descriptor: Int32, events: Int16) {
-        guard !isClosed else { return (-1, 0) }
-        if mustProcess { drain() }
-        guard !isClosed, let events = connection.events else { return isClosed ? (-1, 0) : fail() }
-        return (connection.descriptor, events)
-    }
-
-    func handle(events: Int16) {
-        guard !isClosed, events != 0 else { return }
-        mustProcess = true
-        drain()
-    }
-
-    var deadline: Double? {
-        guard !isClosed else { return nil }
-        // A batch cut short comes back at once.
-        if mustProcess { return 0 }
-        let bus = connection.timeoutMicroseconds.map { Double($0) / 1_000_000 }
-        guard let reread = rereads.first else { return bus }
-        return min(bus ?? reread, reread)
-    }
-
-    func deadlineReached() {
-        if let reread = rereads.first, reread <= MonotonicClock.now() {
-            rereads.removeFirst()
-            refreshVisible()
-        }
-        mustProcess = true
-        drain()
-        // sd-bus moves its timeout once it has processed; a timeout it keeps in the past would
-        // spin the loop: it is then only looked at again with the next input.
-        if !isClosed, let usec = connection.timeoutMicroseconds, Double(usec) / 1_000_000 <= MonotonicClock.now() {
-            mustProcess = false
-        }
-    }
-
-    private func drain() {
-        for _ in 0..<Self.processBatch {
-            let status = connection.process()
-            if status < 0 {
-                _ = fail(reason: "the session bus went away (\(String(cString: strerror(-status))))")
-                return
-            }
-            if status == 0 {
-                mustProcess = false
-                return
-            }
-        }
-        mustProcess = true
     }
 
     // MARK: - Requests
@@ -174,7 +130,7 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
             }
             pending[id] = (slot, handler)
             // The request may be queued behind others: the next turn flushes it.
-            mustProcess = true
+            pump?.needsProcessing()
         } catch {
             handler(nil)
         }
@@ -263,7 +219,8 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        context.remove(self)
+        pump?.close()
+        pump = nil
         companion?.unload()
         companion = nil
         matches.removeAll()
@@ -272,9 +229,8 @@ final class ServiceWatch: LoopSource, @unchecked Sendable {
         for (_, call) in waiting.sorted(by: { $0.key < $1.key }) { call.completion(nil) }
     }
 
-    private func fail(reason: String = "the session bus went away") -> (descriptor: Int32, events: Int16) {
+    private func fail(reason: String) {
         close()
         update(KeyboardServiceState(status: .busUnavailable(reason)))
-        return (-1, 0)
     }
 }

@@ -8,31 +8,31 @@ import Glibc
 
 /// A failed sd-bus call: the `-errno` it returned and, for error replies, the D-Bus error's name
 /// and message (bounded: onboard puts a whole Python traceback in its messages).
-struct BusFailure: Error, CustomStringConvertible {
-    var code: Int32
-    var name: String?
-    var message: String?
+package struct BusFailure: Error, CustomStringConvertible {
+    package var code: Int32
+    package var name: String?
+    package var message: String?
 
-    init(code: Int32, name: String? = nil, message: String? = nil) {
+    package init(code: Int32, name: String? = nil, message: String? = nil) {
         self.code = code
         self.name = name
         self.message = message
     }
 
     /// `org.freedesktop.DBus.Error.NameHasNoOwner: ...`, or the errno's text.
-    var description: String {
+    package var description: String {
         if let name { return message.map { "\(name): \($0)" } ?? name }
         return String(cString: strerror(code))
     }
 
     /// The bus says nobody owns the name (the keyboard is not running).
-    var isNoOwner: Bool {
+    package var isNoOwner: Bool {
         name == "org.freedesktop.DBus.Error.NameHasNoOwner" || name == "org.freedesktop.DBus.Error.ServiceUnknown"
     }
 }
 
 /// One argument of a method call.
-enum BusArgument: Sendable, Hashable {
+package enum BusArgument: Sendable, Hashable {
     case string(String)
     case bool(Bool)
     /// A variant holding a boolean (the value of `Properties.Set`).
@@ -40,22 +40,37 @@ enum BusArgument: Sendable, Hashable {
 }
 
 /// A method call to describe before it is sent.
-struct BusCall: Sendable, Hashable {
-    var destination: String
-    var path: String
-    var interface: String
-    var member: String
-    var arguments: [BusArgument] = []
+package struct BusCall: Sendable, Hashable {
+    package var destination: String
+    package var path: String
+    package var interface: String
+    package var member: String
+    package var arguments: [BusArgument] = []
+    /// Whether the bus may start the destination to answer (D-Bus activation): only for the
+    /// package's own session service, never for a keyboard.
+    package var startsDestination = false
+
+    package init(
+        destination: String, path: String, interface: String, member: String, arguments: [BusArgument] = [],
+        startsDestination: Bool = false
+    ) {
+        self.destination = destination
+        self.path = path
+        self.interface = interface
+        self.member = member
+        self.arguments = arguments
+        self.startsDestination = startsDestination
+    }
 
     /// A call to the bus itself (`org.freedesktop.DBus`).
-    static func busDriver(_ member: String, _ arguments: [BusArgument]) -> BusCall {
+    package static func busDriver(_ member: String, _ arguments: [BusArgument]) -> BusCall {
         BusCall(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: member, arguments: arguments)
     }
 
     /// `org.freedesktop.DBus.Properties.Get(interface, property)` on `destination` at `path`.
-    static func getProperty(destination: String, path: String, interface: String, property: String) -> BusCall {
+    package static func getProperty(destination: String, path: String, interface: String, property: String) -> BusCall {
         BusCall(
             destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Get",
             arguments: [.string(interface), .string(property)])
@@ -64,7 +79,7 @@ struct BusCall: Sendable, Hashable {
 
 /// Text from a peer, copied with a bound: at most `limit` bytes (cut at a character boundary),
 /// invalid UTF-8 repaired. sd-bus has checked the string is valid UTF-8 without NUL already.
-func boundedString(_ pointer: UnsafePointer<CChar>, limit: Int = 256) -> String {
+package func boundedString(_ pointer: UnsafePointer<CChar>, limit: Int = 256) -> String {
     let length = strnlen(pointer, limit + 1)
     let bytes = UnsafeRawBufferPointer(start: pointer, count: min(length, limit))
     var text = String(decoding: bytes, as: UTF8.self)
@@ -77,12 +92,12 @@ func boundedString(_ pointer: UnsafePointer<CChar>, limit: Int = 256) -> String 
 }
 
 /// A connection to the session bus (`DBUS_SESSION_BUS_ADDRESS`). Closed when released.
-final class BusConnection {
-    let bus: OpaquePointer
+package final class BusConnection {
+    package let bus: OpaquePointer
 
     /// Connects to the session bus named by `environment`. The connection is made at once; its
     /// authentication completes on the first call or `process()`.
-    init(environment: [String: String]) throws(BusFailure) {
+    package init(environment: [String: String]) throws(BusFailure) {
         guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
             throw BusFailure(code: ENOENT, message: "DBUS_SESSION_BUS_ADDRESS is not set")
         }
@@ -111,17 +126,17 @@ final class BusConnection {
     deinit { sd_bus_close_unref(bus) }
 
     /// The descriptor to poll.
-    var descriptor: Int32 { sd_bus_get_fd(bus) }
+    package var descriptor: Int32 { sd_bus_get_fd(bus) }
 
     /// The poll events wanted now (POLLOUT while output is queued); nil once the connection is closed.
-    var events: Int16? {
+    package var events: Int16? {
         let events = sd_bus_get_events(bus)
         return events < 0 ? nil : Int16(truncatingIfNeeded: events)
     }
 
     /// When sd-bus needs `process()` again without input (a call timing out): absolute
     /// CLOCK_MONOTONIC microseconds, nil for never.
-    var timeoutMicroseconds: UInt64? {
+    package var timeoutMicroseconds: UInt64? {
         var usec: UInt64 = 0
         guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
         return usec
@@ -129,12 +144,15 @@ final class BusConnection {
 
     /// Processes one message or pending step: > 0 when there may be more, 0 when idle, < 0
     /// (`-errno`) when the connection is broken.
-    func process() -> Int32 { sd_bus_process(bus, nil) }
+    package func process() -> Int32 { sd_bus_process(bus, nil) }
 
     /// Builds a call that never starts its destination.
-    private func message(for call: BusCall) throws(BusFailure) -> BusMessage {
+    func message(for call: BusCall) throws(BusFailure) -> BusMessage {
         var made: OpaquePointer?
-        var status = ka_bus_new_call(bus, &made, call.destination, call.path, call.interface, call.member)
+        var status =
+            call.startsDestination
+            ? sd_bus_message_new_method_call(bus, &made, call.destination, call.path, call.interface, call.member)
+            : ka_bus_new_call(bus, &made, call.destination, call.path, call.interface, call.member)
         guard status >= 0, let made else { throw BusFailure(code: -status) }
         let message = BusMessage(owning: made)
         for argument in call.arguments {
@@ -150,7 +168,7 @@ final class BusConnection {
 
     /// Sends `call` and waits up to `timeout` seconds for its reply (for start-up and probes only:
     /// never on a loop that is running, whose other sources would wait).
-    func call(_ call: BusCall, timeout: Double) throws(BusFailure) -> BusMessage {
+    package func call(_ call: BusCall, timeout: Double) throws(BusFailure) -> BusMessage {
         let request = try message(for: call)
         var error = ka_bus_error_null()
         defer { ka_bus_error_free(&error) }
@@ -167,7 +185,7 @@ final class BusConnection {
     /// Sends `call`; `handler` gets the reply (an error reply too, also a timeout after `timeout`
     /// seconds or the connection closing) from `process()`. Keep the slot until then: releasing
     /// it cancels the call.
-    func callAsync(_ call: BusCall, timeout: Double, handler: @escaping (BusMessage) -> Void) throws(BusFailure)
+    package func callAsync(_ call: BusCall, timeout: Double, handler: @escaping (BusMessage) -> Void) throws(BusFailure)
         -> BusSlot
     {
         let request = try message(for: call)
@@ -181,7 +199,7 @@ final class BusConnection {
     }
 
     /// This connection's unique name on the bus (`:1.42`), once connected.
-    var uniqueName: String? {
+    package var uniqueName: String? {
         var name: UnsafePointer<CChar>?
         guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
         return boundedString(name, limit: 255)
@@ -190,7 +208,7 @@ final class BusConnection {
     /// Serves the object at `path`: `handler` gets every method call made to it from
     /// `process()` while the slot lives, and returns whether it took the call (sd-bus answers
     /// the others with an error).
-    func addObject(_ path: String, handler: @escaping (BusMessage) -> Bool) throws(BusFailure) -> BusSlot {
+    package func addObject(_ path: String, handler: @escaping (BusMessage) -> Bool) throws(BusFailure) -> BusSlot {
         let box = BusHandler { message in _ = handler(message) }
         box.takes = handler
         var slot: OpaquePointer?
@@ -200,10 +218,10 @@ final class BusConnection {
     }
 
     /// Answers `call` with an empty method return.
-    func replyEmpty(to call: BusMessage) { _ = ka_bus_reply_empty(bus, call.pointer) }
+    package func replyEmpty(to call: BusMessage) { _ = ka_bus_reply_empty(bus, call.pointer) }
 
     /// Adds a match rule; `handler` gets every matching message from `process()` while the slot lives.
-    func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusSlot {
+    package func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusSlot {
         let box = BusHandler(handler)
         var slot: OpaquePointer?
         let status = sd_bus_add_match(bus, &slot, rule, busTrampoline, Unmanaged.passUnretained(box).toOpaque())
@@ -214,7 +232,7 @@ final class BusConnection {
 
 /// The last meaningful line of an error message, bounded (a Python traceback ends with the
 /// exception).
-func conciseErrorMessage(_ pointer: UnsafePointer<CChar>) -> String {
+package func conciseErrorMessage(_ pointer: UnsafePointer<CChar>) -> String {
     let text = boundedString(pointer, limit: 4096)
     let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
     let line = lines.last ?? ""
@@ -228,7 +246,7 @@ extension Substring {
 }
 
 /// A registered callback (a match or a pending call): unregistered when released.
-final class BusSlot {
+package final class BusSlot {
     private let slot: OpaquePointer
     private let handler: BusHandler
 
@@ -264,15 +282,15 @@ private let busTrampoline: sd_bus_message_handler_t = { message, userdata, _ in
 }
 
 /// A message, read with type checks and bounds. Holds a reference for as long as it lives.
-final class BusMessage {
-    let pointer: OpaquePointer
+package final class BusMessage {
+    package let pointer: OpaquePointer
 
-    init(owning pointer: OpaquePointer) { self.pointer = pointer }
-    init(borrowing pointer: OpaquePointer) { self.pointer = sd_bus_message_ref(pointer) }
+    package init(owning pointer: OpaquePointer) { self.pointer = pointer }
+    package init(borrowing pointer: OpaquePointer) { self.pointer = sd_bus_message_ref(pointer) }
     deinit { sd_bus_message_unref(pointer) }
 
     /// The error of an error reply; nil for a method return.
-    var error: BusFailure? {
+    package var error: BusFailure? {
         var name: UnsafePointer<CChar>?
         var text: UnsafePointer<CChar>?
         ka_bus_reply_error(pointer, &name, &text)
@@ -282,10 +300,10 @@ final class BusMessage {
     }
 
     /// The unique name of the connection that sent the message.
-    var sender: String? { sd_bus_message_get_sender(pointer).map { boundedString($0, limit: 255) } }
+    package var sender: String? { sd_bus_message_get_sender(pointer).map { boundedString($0, limit: 255) } }
 
     /// The interface and member a method call or signal names.
-    var member: (interface: String?, name: String?) {
+    package var member: (interface: String?, name: String?) {
         (
             sd_bus_message_get_interface(pointer).map { boundedString($0, limit: 255) },
             sd_bus_message_get_member(pointer).map { boundedString($0, limit: 255) }
@@ -293,10 +311,10 @@ final class BusMessage {
     }
 
     /// True when the body's signature is exactly `signature`.
-    func hasSignature(_ signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
+    package func hasSignature(_ signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
 
     /// The type of the next value, and for containers their contents' signature; nil at the end.
-    func peek() -> (type: Character, contents: String?)? {
+    package func peek() -> (type: Character, contents: String?)? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
         guard sd_bus_message_peek_type(pointer, &type, &contents) > 0 else { return nil }
@@ -304,7 +322,7 @@ final class BusMessage {
     }
 
     /// Reads a string ('s'), at most `limit` bytes of it.
-    func readString(limit: Int = 256) throws(BusFailure) -> String {
+    package func readString(limit: Int = 256) throws(BusFailure) -> String {
         var value: UnsafePointer<CChar>?
         let status = withUnsafeMutablePointer(to: &value) {
             sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "s")), $0)
@@ -314,7 +332,7 @@ final class BusMessage {
     }
 
     /// Reads a boolean ('b'), which D-Bus carries as a 32-bit integer.
-    func readBool() throws(BusFailure) -> Bool {
+    package func readBool() throws(BusFailure) -> Bool {
         var value: Int32 = 0
         let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
@@ -322,15 +340,23 @@ final class BusMessage {
     }
 
     /// Reads a signed 32-bit integer ('i').
-    func readInt32() throws(BusFailure) -> Int32 {
+    package func readInt32() throws(BusFailure) -> Int32 {
         var value: Int32 = 0
         let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "i")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value
     }
 
+    /// Reads an unsigned 64-bit integer ('t').
+    package func readUInt64() throws(BusFailure) -> UInt64 {
+        var value: UInt64 = 0
+        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "t")), &value)
+        guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
+        return value
+    }
+
     /// Reads an unsigned 32-bit integer ('u').
-    func readUInt32() throws(BusFailure) -> UInt32 {
+    package func readUInt32() throws(BusFailure) -> UInt32 {
         var value: UInt32 = 0
         let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "u")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
@@ -339,20 +365,20 @@ final class BusMessage {
 
     /// Enters a container (`a`, `e`, `v`, `r`) of the given contents; false at the end of the
     /// enclosing container.
-    func enter(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
+    package func enter(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
         let status = sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), contents)
         guard status >= 0 else { throw BusFailure(code: -status) }
         return status > 0
     }
 
     /// Leaves the container entered last.
-    func exit() throws(BusFailure) {
+    package func exit() throws(BusFailure) {
         let status = sd_bus_message_exit_container(pointer)
         guard status >= 0 else { throw BusFailure(code: -status) }
     }
 
     /// Skips the next value of the given signature.
-    func skip(_ signature: String) throws(BusFailure) {
+    package func skip(_ signature: String) throws(BusFailure) {
         let status = sd_bus_message_skip(pointer, signature)
         guard status >= 0 else { throw BusFailure(code: -status) }
     }

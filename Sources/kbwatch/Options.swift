@@ -19,6 +19,8 @@ struct Options: Equatable {
         case hide
         case help
         case version
+        /// Serve the session (`--serve`).
+        case serve
     }
 
     var mode: Mode = .watch
@@ -34,6 +36,10 @@ struct Options: Equatable {
     var settleMilliseconds: Double = 50
     /// Also print the intermediate frames of transitions.
     var progress = false
+    /// Read the lines from the session service instead of watching (`--from-service`).
+    var fromService = false
+    /// `--serve`: seconds without a subscriber before the service ends; nil with `--stay`.
+    var idleExit: Double? = 30
 }
 
 /// A command-line mistake, said in one line.
@@ -51,6 +57,8 @@ extension Options {
         var modes: [String] = []
         /// The output options given, to refuse two that disagree.
         var styles: [String] = []
+        /// `--stay` and `--idle-exit`, which only `--serve` takes.
+        var serviceTimes: [String] = []
 
         func value(_ flag: String, inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -133,6 +141,20 @@ extension Options {
                     options.speed = speed
                 }
             case "--progress": options.progress = true
+            case "--serve":
+                modes.append(flag)
+                options.mode = .serve
+            case "--from-service": options.fromService = true
+            case "--stay":
+                serviceTimes.append(flag)
+                options.idleExit = nil
+            case "--idle-exit":
+                serviceTimes.append(flag)
+                let text = try value(flag, inline: inline)
+                guard let seconds = Double(text), seconds >= 0.1, seconds <= 86_400 else {
+                    throw UsageError("--idle-exit needs seconds from 0.1 to 86400, not '\(text)'")
+                }
+                options.idleExit = seconds
             case "--settle":
                 let text = try value(flag, inline: inline)
                 guard let ms = Double(text), ms >= 0, ms <= 10_000 else {
@@ -151,6 +173,21 @@ extension Options {
                     ? "\(styles[0]) can be given once" : "\(styles[0]) and \(styles[1]) cannot be used together")
         }
         if speedGiven && options.replayPath == nil { throw UsageError("--speed only applies to --replay") }
+        if let flag = serviceTimes.first, options.mode != .serve { throw UsageError("\(flag) only applies to --serve") }
+        if serviceTimes.count > 1 { throw UsageError("--stay and --idle-exit cannot be used together") }
+        if options.fromService {
+            let conflicting: [(Bool, String)] = [
+                (options.mode == .serve, "--serve"), (options.replayPath != nil, "--replay"),
+                (options.recordPath != nil, "--record"), (options.backend != nil, "--backend"),
+                (options.mode == .doctor, "--doctor"), (options.mode == .listBackends, "--list-backends"),
+            ]
+            if let (_, flag) = conflicting.first(where: \.0) {
+                throw UsageError("--from-service and \(flag) cannot be used together")
+            }
+        }
+        if options.mode == .serve, let flag = styles.first ?? (options.progress ? "--progress" : nil) {
+            throw UsageError("--serve prints nothing per event: \(flag) does not apply")
+        }
         if options.replayPath != nil && (options.mode == .show || options.mode == .hide) {
             throw UsageError(
                 "--\(options.mode == .show ? "show" : "hide") asks a live keyboard; it cannot be used with --replay")

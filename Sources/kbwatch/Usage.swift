@@ -36,6 +36,13 @@ enum Usage {
                                exit 0 once it accepted
           --hide               ask the visible keyboard to hide: through its service when it
                                runs, else the window manager; exit 0 once it accepted
+          --serve              serve this session's keyboards on the session bus as
+                               org.keyboardadapter.Watcher, for every app (see kbwatch(1));
+                               ends when no client has subscribed for 30 s
+          --idle-exit S        with --serve: end after S seconds without a subscriber
+          --stay               with --serve: never end for want of subscribers
+          --from-service       watch (or --state, --show, --hide) through the session service
+                               instead of watching here; the bus starts it when installed
           --list-backends      list the backends, available or not and why
           --doctor             explain what this session offers and what kbwatch can see here
           -h, --help           this text
@@ -62,6 +69,7 @@ enum ExitCode: Int32, CaseIterable {
     case unsupported = 7
     case requestFailed = 8
     case outputFailed = 9
+    case serviceUnavailable = 10
 
     var meaning: String {
         switch self {
@@ -75,6 +83,9 @@ enum ExitCode: Int32, CaseIterable {
         case .unsupported: "--show, --hide: this session cannot do it (the message says why)"
         case .requestFailed: "--show, --hide: the keyboard refused or did not answer (the message says why)"
         case .outputFailed: "standard output or the recording cannot be written (the message names it and why)"
+        case .serviceUnavailable:
+            "--serve: the session bus cannot be used or another service serves it; --from-service: the "
+                + "service cannot be reached (the message says why)"
         }
     }
 }

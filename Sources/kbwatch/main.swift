@@ -64,9 +64,28 @@ case .listBackends:
 case .doctor:
     Doctor.report(registry, environment: environment, chosen: options.backend).forEach { emit($0) }
     exit(ExitCode.success.rawValue)
-case .watch, .state, .show, .hide:
+case .watch, .state, .show, .hide, .serve:
     break
 }
+
+let writer: any EventWriter =
+    switch options.style {
+    case .human: HumanWriter()
+    case .json: JSONWriter()
+    case .format(let template): FormatWriter(template: template)
+    }
+
+// SIGINT and SIGTERM end the watch cleanly: stop the backend (the lines already produced are
+// written by then), exit 0. They are blocked before the loop's thread starts, so that thread
+// inherits the mask and only the main thread takes them, in sigwait; this also covers a
+// background job of a non-interactive shell, which starts with SIGINT ignored.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGINT)
+sigaddset(&stopSignals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
+if options.fromService { ServiceModes.fromService(options: options, writer: writer, stopSignals: &stopSignals) }
 
 // The source: a recording, or the display server's backend.
 let backend: any KeyboardBackend
@@ -98,13 +117,6 @@ if let path = options.recordPath {
     }
 }
 
-let writer: any EventWriter =
-    switch options.style {
-    case .human: HumanWriter()
-    case .json: JSONWriter()
-    case .format(let template): FormatWriter(template: template)
-    }
-
 let manager = KeyboardManager(
     backend: backend, configuration: .init(settleInterval: options.settleMilliseconds / 1000, recorder: recorder))
 // kbwatch has no windows of its own: without --pid, --window or --app-id there is no app to judge
@@ -134,16 +146,6 @@ let progressLines =
     options.progress && options.mode == .watch
     ? manager.onProgress(delivery: .immediate) { [writer] in emit(writer.line(forProgress: $0)) } : nil
 
-// SIGINT and SIGTERM end the watch cleanly: stop the backend (the lines already produced are
-// written by then), exit 0. They are blocked before the loop's thread starts, so that thread
-// inherits the mask and only the main thread takes them, in sigwait; this also covers a
-// background job of a non-interactive shell, which starts with SIGINT ignored.
-var stopSignals = sigset_t()
-sigemptyset(&stopSignals)
-sigaddset(&stopSignals, SIGINT)
-sigaddset(&stopSignals, SIGTERM)
-pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
-
 do {
     try manager.start()
 } catch let failure as BackendFailure {
@@ -157,6 +159,8 @@ do {
 } catch {
     fail(.backendUnavailable, "\(error)")
 }
+
+if options.mode == .serve { ServiceModes.serve(manager, options: options, stopSignals: &stopSignals) }
 
 if options.mode == .state {
     let keyboards = manager.visibleKeyboards

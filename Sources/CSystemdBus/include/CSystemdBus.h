@@ -32,6 +32,9 @@ void ka_bus_reply_error(sd_bus_message *reply, const char **name, const char **m
    objects). */
 int ka_bus_reply_empty(sd_bus *bus, sd_bus_message *call);
 
+/* Replies to a method call with the error `name` and its message. */
+int ka_bus_reply_with_error(sd_bus *bus, sd_bus_message *call, const char *name, const char *text);
+
 /* A zeroed error, and its release. */
 sd_bus_error ka_bus_error_null(void);
 void ka_bus_error_free(sd_bus_error *error);

@@ -1,0 +1,157 @@
+import KeyboardAdapterCore
+import KeyboardServices
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// How the session service runs.
+public struct SessionServiceConfiguration: Sendable {
+    /// Seconds without a subscriber after which the service ends (``KeyboardSessionService``'s
+    /// `onIdle`); nil to stay until stopped. Bus listeners that only watch the broadcast signals
+    /// cannot be seen, so they do not count.
+    public var idleExit: Double?
+    /// The most clients subscribed at once (and requests waiting at once): the next is refused
+    /// with `…Error.LimitsExceeded`.
+    public var maximumSubscribers: Int
+    /// The environment the session bus is found in (`DBUS_SESSION_BUS_ADDRESS`).
+    public var environment: [String: String]
+
+    /// Creates a configuration: 30 s idle, 256 subscribers, this process's environment.
+    public init(
+        idleExit: Double? = 30, maximumSubscribers: Int = 256,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.idleExit = idleExit
+        self.maximumSubscribers = maximumSubscribers
+        self.environment = environment
+    }
+}
+
+/// Why the session service cannot run.
+public enum SessionServiceError: Error, Sendable, CustomStringConvertible {
+    /// Another process serves the name already (one service per session).
+    case alreadyRunning(owner: String)
+    /// No session bus, or it refused the connection.
+    case noBus(String)
+
+    /// One line for people.
+    public var description: String {
+        switch self {
+        case .alreadyRunning(let owner):
+            "\(SessionServiceNames.busName) is served already (by \(owner)): one service per session"
+        case .noBus(let reason): "no session bus: \(reason)"
+        }
+    }
+}
+
+/// One watcher for the whole session: serves a ``KeyboardManager``'s keyboards on the session
+/// bus as `org.keyboardadapter.Watcher` (interface `org.keyboardadapter.Watcher1`, XML in
+/// Interfaces/). Every event is a signal to every listener (`local` null) and one to each
+/// subscriber with `local` judged against that client (its pid from the bus, and the ids it
+/// named), through the focus the event carries; progress frames go to the subscribers that ask.
+///
+/// Threading: the bus connection lives on a run loop of its own (one more thread, idle in
+/// `poll()`); the manager's events hop there from its loop. `onIdle` is called on that thread.
+public final class KeyboardSessionService: Sendable {
+    private let manager: KeyboardManager
+    private let configuration: SessionServiceConfiguration
+    private let running = Mutex<Running?>(nil)
+
+    private struct Running: @unchecked Sendable {
+        // @unchecked: the object is only used on `loop`'s thread; it is kept here to reach it.
+        let loop: KeyboardRunLoop
+        let object: SessionServiceObject
+        let subscriptions: [KeyboardSubscription]
+    }
+
+    /// A service for `manager`, which should be started (before or after this service).
+    public init(manager: KeyboardManager, configuration: SessionServiceConfiguration = .init()) {
+        self.manager = manager
+        self.configuration = configuration
+    }
+
+    /// Connects to the session bus, takes the name and serves; `onIdle` is called once when no
+    /// client has subscribed for ``SessionServiceConfiguration/idleExit`` seconds, or when the bus
+    /// goes away.
+    public func start(onIdle: @escaping @Sendable () -> Void) throws(SessionServiceError) {
+        guard running.withLock({ $0 == nil }) else { return }
+        let loop: KeyboardRunLoop
+        do throws(BackendFailure) {
+            loop = try KeyboardRunLoop()
+            try loop.start(name: "kbd-service")
+        } catch {
+            throw .noBus(error.description)
+        }
+        let manager = manager
+        let configuration = configuration
+        let made: Result<LoopConfinedObject, SessionServiceError>
+        do {
+            made = try loop.performAndWait { context in
+                Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle)
+            }
+        } catch {
+            loop.stop()
+            throw .noBus("\(error)")
+        }
+        let object: SessionServiceObject
+        switch made {
+        case .success(let confined): object = confined.object
+        case .failure(let error):
+            loop.stop()
+            throw error
+        }
+        let carried = LoopConfined(object)
+        let subscriptions = [
+            manager.onEvent(delivery: .immediate) { update in loop.perform { carried.value?.publish(update) } },
+            manager.onProgress(delivery: .immediate) { progress in loop.perform { carried.value?.publish(progress) } },
+        ]
+        running.withLock { $0 = Running(loop: loop, object: object, subscriptions: subscriptions) }
+    }
+
+    private static func serve(
+        on context: LoopContext, manager: KeyboardManager, configuration: SessionServiceConfiguration,
+        onIdle: @escaping @Sendable () -> Void
+    ) -> Result<LoopConfinedObject, SessionServiceError> {
+        let connection: BusConnection
+        do throws(BusFailure) {
+            connection = try BusConnection(environment: configuration.environment)
+            guard try connection.requestName(SessionServiceNames.busName) == .owned else {
+                let owner = try? connection.call(
+                    .busDriver("GetConnectionUnixProcessID", [.string(SessionServiceNames.busName)]), timeout: 1)
+                let pid = owner.flatMap { try? $0.readUInt32() }
+                return .failure(.alreadyRunning(owner: pid.map { "pid \($0)" } ?? "another process"))
+            }
+            let object = try SessionServiceObject(
+                connection: connection, context: context, manager: manager, configuration: configuration)
+            object.onIdle = onIdle
+            return .success(LoopConfinedObject(object: object))
+        } catch {
+            return .failure(.noBus(error.description))
+        }
+    }
+
+    /// Leaves the bus (the name is free again) and ends the service's thread. Idempotent.
+    public func stop() {
+        guard let running = running.withLock({ state -> Running? in
+            defer { state = nil }
+            return state
+        })
+        else { return }
+        for token in running.subscriptions { token.cancel() }
+        let object = LoopConfined(running.object)
+        try? running.loop.performAndWait { object.value?.close() }
+        running.loop.stop()
+    }
+
+    deinit { stop() }
+}
+
+/// The object made on the service's loop, handed back to the thread that started it.
+struct LoopConfinedObject: @unchecked Sendable {
+    // @unchecked: used on the service's loop only; it only passes through the starting thread.
+    let object: SessionServiceObject
+}

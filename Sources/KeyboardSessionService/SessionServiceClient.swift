@@ -1,0 +1,217 @@
+import KeyboardAdapterCore
+import KeyboardServices
+import Synchronization
+
+/// A client of the session service (`kbwatch --from-service`): subscribes with an app identity
+/// and receives the service's lines, asks its state, shows and hides. The bus starts the service
+/// when it is installed and not running (D-Bus activation).
+///
+/// Threading: ``watch(options:onLine:onEnd:)`` runs the connection on a run loop of its own;
+/// `onLine` and `onEnd` are called on that loop's thread. The other calls block the caller.
+public final class SessionServiceClient: Sendable {
+    /// What the client subscribes with.
+    public struct Options: Sendable, Hashable {
+        /// Also receive progress frames.
+        public var progress: Bool
+        /// Whether this process counts as the app's (true for an app; kbwatch, which has no
+        /// windows, says false).
+        public var caller: Bool
+        /// Processes besides this one whose focus makes a keyboard local.
+        public var processIDs: [Int32]
+        /// X11 windows that count as the app's.
+        public var windowIDs: [UInt64]
+        /// App ids that count as the app's.
+        public var appIDs: [String]
+
+        /// Creates options.
+        public init(
+            progress: Bool = false, caller: Bool = true, processIDs: [Int32] = [], windowIDs: [UInt64] = [],
+            appIDs: [String] = []
+        ) {
+            self.progress = progress
+            self.caller = caller
+            self.processIDs = processIDs
+            self.windowIDs = windowIDs
+            self.appIDs = appIDs
+        }
+    }
+
+    /// Why a call to the service failed.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The D-Bus error's name when the service (or the bus) answered with one.
+        public var name: String?
+        /// One line for people.
+        public var description: String
+    }
+
+    /// How long a call may take, bus activation of the service included.
+    public static let callTimeout = 25.0
+
+    private let environment: [String: String]
+    private let running = Mutex<Watching?>(nil)
+
+    private struct Watching: @unchecked Sendable {
+        // @unchecked: the connection and its slots are used on `loop`'s thread only.
+        let loop: KeyboardRunLoop
+        let state: ClientState
+    }
+
+    /// A client of the service on the session bus of `environment`.
+    public init(environment: [String: String]) { self.environment = environment }
+
+    /// The service's state as `kbwatch --state --json` prints it, `local` judged for `options`.
+    public func state(options: Options) throws(Failure) -> String {
+        let connection = try connect()
+        try subscribe(connection, options)
+        let reply = try call(connection, "GetState")
+        guard reply.hasSignature("s"), let text = try? reply.readString(limit: 1 << 20) else {
+            throw Failure(name: nil, description: "the service's state has the wrong type")
+        }
+        return text
+    }
+
+    /// Asks the service to show (`true`) or hide the keyboard; returns once it accepted.
+    public func request(show: Bool) throws(Failure) {
+        let connection = try connect()
+        _ = try call(connection, show ? "Show" : "Hide")
+    }
+
+    /// Subscribes and passes each line the service sends to `onLine` (an event's, or with
+    /// `options.progress` a progress frame's, JSON), until ``stop()``; `onEnd` is called once if
+    /// the service or the bus goes away first.
+    public func watch(
+        options: Options, onLine: @escaping @Sendable (String) -> Void,
+        onEnd: @escaping @Sendable (String) -> Void
+    ) throws(Failure) {
+        let loop: KeyboardRunLoop
+        do throws(BackendFailure) {
+            loop = try KeyboardRunLoop()
+            try loop.start(name: "kbd-client")
+        } catch {
+            throw Failure(name: nil, description: error.description)
+        }
+        let made: Result<ClientState, Failure>
+        do {
+            made = try loop.performAndWait { context in
+                Result { () throws(Failure) -> ClientState in
+                    try self.start(on: context, options: options, onLine: onLine, onEnd: onEnd)
+                }
+            }
+        } catch {
+            loop.stop()
+            throw Failure(name: nil, description: "\(error)")
+        }
+        switch made {
+        case .success(let state): running.withLock { $0 = Watching(loop: loop, state: state) }
+        case .failure(let failure):
+            loop.stop()
+            throw failure
+        }
+    }
+
+    private func start(
+        on context: LoopContext, options: Options, onLine: @escaping @Sendable (String) -> Void,
+        onEnd: @escaping @Sendable (String) -> Void
+    ) throws(Failure) -> ClientState {
+        let connection = try connect()
+        let state = ClientState(connection: connection, context: context)
+        let ended = Mutex(false)
+        let end: @Sendable (String) -> Void = { reason in
+            guard !ended.withLock({ let was = $0; $0 = true; return was }) else { return }
+            onEnd(reason)
+        }
+        let base =
+            "type='signal',sender='\(SessionServiceNames.busName)',path='\(SessionServiceNames.objectPath)',"
+            + "interface='\(SessionServiceNames.interfaceName)'"
+        do throws(BusFailure) {
+            for member in ["SubscriberEvent", "SubscriberProgress"] {
+                state.slots.append(
+                    try connection.addMatch(base + ",member='\(member)'") { message in
+                        guard message.hasSignature("s"), let line = try? message.readString(limit: 64 * 1024) else {
+                            return
+                        }
+                        onLine(line)
+                    })
+            }
+            state.slots.append(
+                try connection.addMatch(
+                    "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
+                        + "arg0='\(SessionServiceNames.busName)'"
+                ) { message in
+                    guard message.hasSignature("sss"), (try? message.readString()) != nil,
+                        (try? message.readString()) != nil, let owner = try? message.readString(), owner.isEmpty
+                    else { return }
+                    end("the session service went away")
+                })
+        } catch {
+            throw Failure(name: nil, description: error.description)
+        }
+        try subscribe(connection, options)
+        state.pump.onBroken = { reason in end(reason) }
+        return state
+    }
+
+    /// Unsubscribes (the connection closes) and ends the client's thread. Idempotent.
+    public func stop() {
+        guard let watching = running.withLock({ state -> Watching? in
+            defer { state = nil }
+            return state
+        })
+        else { return }
+        let state = watching.state
+        try? watching.loop.performAndWait { state.close() }
+        watching.loop.stop()
+    }
+
+    deinit { stop() }
+
+    // MARK: - Calls
+
+    private func connect() throws(Failure) -> BusConnection {
+        do throws(BusFailure) {
+            return try BusConnection(environment: environment)
+        } catch {
+            throw Failure(name: nil, description: "no session bus: \(error)")
+        }
+    }
+
+    private func subscribe(_ connection: BusConnection, _ options: Options) throws(Failure) {
+        var entries: [(String, BusValue)] = [("progress", .bool(options.progress)), ("caller", .bool(options.caller))]
+        if !options.appIDs.isEmpty { entries.append(("app_ids", .strings(options.appIDs))) }
+        if !options.processIDs.isEmpty { entries.append(("pids", .uint32s(options.processIDs.map { UInt32($0) }))) }
+        if !options.windowIDs.isEmpty { entries.append(("window_ids", .uint64s(options.windowIDs))) }
+        _ = try call(connection, "Subscribe", [.dictionary(entries)])
+    }
+
+    private func call(_ connection: BusConnection, _ member: String, _ values: [BusValue] = []) throws(Failure)
+        -> BusMessage
+    {
+        let call = BusCall(
+            destination: SessionServiceNames.busName, path: SessionServiceNames.objectPath,
+            interface: SessionServiceNames.interfaceName, member: member, startsDestination: true)
+        do throws(BusFailure) {
+            let reply = try connection.call(call, values: values, timeout: Self.callTimeout)
+            if let error = reply.error { throw error }
+            return reply
+        } catch {
+            throw Failure(name: error.name, description: error.description)
+        }
+    }
+}
+
+/// The client's connection on its loop: the pump and the signal matches. Used on that loop only.
+final class ClientState: @unchecked Sendable {
+    // @unchecked: made on the client's loop and used there only (``SessionServiceClient/stop()``
+    // closes it there).
+    let pump: BusPump
+    var slots: [BusSlot] = []
+
+    init(connection: BusConnection, context: LoopContext) {
+        pump = BusPump(connection, context: context)
+    }
+
+    func close() {
+        slots.removeAll()
+        pump.close()
+    }
+}

@@ -1,0 +1,86 @@
+import Glibc
+import KbwatchOutput
+import KeyboardAdapter
+import KeyboardSessionService
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// `--serve` and `--from-service`: kbwatch as the session's one watcher, and as its client.
+enum ServiceModes {
+    /// Serves `manager` (started) on the session bus until SIGINT or SIGTERM, or until no client
+    /// has subscribed for the idle time; never returns.
+    static func serve(_ manager: KeyboardManager, options: Options, stopSignals: inout sigset_t) -> Never {
+        let service = KeyboardSessionService(
+            manager: manager, configuration: SessionServiceConfiguration(idleExit: options.idleExit))
+        do throws(SessionServiceError) {
+            try service.start(onIdle: { exit(ExitCode.success.rawValue) })
+        } catch {
+            manager.stop()
+            fail(.serviceUnavailable, error.description)
+        }
+        var received: Int32 = 0
+        while sigwait(&stopSignals, &received) != 0 {}
+        service.stop()
+        manager.stop()
+        exit(ExitCode.success.rawValue)
+    }
+
+    /// Watches, or asks the state, or shows or hides, through the session service; never returns.
+    static func fromService(options: Options, writer: any EventWriter, stopSignals: inout sigset_t) -> Never {
+        let client = SessionServiceClient(environment: ProcessInfo.processInfo.environment)
+        let subscription = SessionServiceClient.Options(
+            progress: options.progress, caller: false, processIDs: options.processIDs, windowIDs: options.windowIDs,
+            appIDs: options.appIDs)
+        do throws(SessionServiceClient.Failure) {
+            switch options.mode {
+            case .state:
+                let text = try client.state(options: subscription)
+                let visible = printState(text, writer: writer)
+                exit(visible ? ExitCode.success.rawValue : ExitCode.noKeyboardVisible.rawValue)
+            case .show, .hide:
+                try client.request(show: options.mode == .show)
+                exit(ExitCode.success.rawValue)
+            default:
+                try client.watch(
+                    options: subscription,
+                    onLine: { line in
+                        if writer is JSONWriter { return emit(line) }
+                        switch try? JSONLineReader.read(line) {
+                        case .update(let update): emit(writer.line(for: update))
+                        case .progress(let progress): emit(writer.line(forProgress: progress))
+                        case nil: break
+                        }
+                    },
+                    onEnd: { reason in fail(.backendFailed, reason) })
+            }
+        } catch {
+            switch error.name.map({ $0.replacing(SessionServiceNames.errorPrefix, with: "") }) {
+            case "NotVisible": fail(.noKeyboardVisible, error.description)
+            case "Unsupported": fail(.unsupported, error.description)
+            case "Failed": fail(.requestFailed, error.description)
+            default: fail(.serviceUnavailable, "the session service cannot be reached: \(error)")
+            }
+        }
+        var received: Int32 = 0
+        while sigwait(&stopSignals, &received) != 0 {}
+        client.stop()
+        exit(ExitCode.success.rawValue)
+    }
+
+    /// Prints the service's state in `writer`'s format; true when a keyboard is visible.
+    private static func printState(_ text: String, writer: any EventWriter) -> Bool {
+        let visible = text.contains("\"visible\":true")
+        if writer is JSONWriter {
+            emit(text)
+            return visible
+        }
+        // The human and template formats print the state from its values.
+        guard let states = try? JSONLineReader.readState(text) else { return visible }
+        writer.lines(forState: states).forEach { emit($0) }
+        return !states.isEmpty
+    }
+}

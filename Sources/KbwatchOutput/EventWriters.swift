@@ -207,22 +207,25 @@ public struct JSONWriter: EventWriter {
     public func keyboardsJSON(_ keyboards: [KeyboardState]) -> String { Self.keyboards(keyboards).rendered }
 
     private func stateFields(_ keyboards: [KeyboardState]) -> [(String, JSONValue)] {
-        [("schema", .int(Self.schema)), ("visible", .bool(!keyboards.isEmpty)), ("keyboards", Self.keyboards(keyboards))]
+        [
+            ("schema", .int(Self.schema)), ("visible", .bool(!keyboards.isEmpty)),
+            ("keyboards", Self.keyboards(keyboards)),
+        ]
     }
 
     private static func keyboards(_ keyboards: [KeyboardState]) -> JSONValue {
-                .array(
-                    keyboards.map { state in
-                        .object([
-                            ("keyboard", state.keyboard.json),
-                            ("output", .optional(state.output, \.json)),
-                            ("frame", state.hasKnownFrame ? state.frame.json : .null),
-                            ("docked", .bool(state.isDocked)),
-                            ("local", .optional(state.isLocal, JSONValue.bool)),
-                            ("layout", .optional(state.layout, \.json)),
-                            ("geometry", .string(state.geometry.rawValue)),
-                        ])
-                    })
+        .array(
+            keyboards.map { state in
+                .object([
+                    ("keyboard", state.keyboard.json),
+                    ("output", .optional(state.output, \.json)),
+                    ("frame", state.hasKnownFrame ? state.frame.json : .null),
+                    ("docked", .bool(state.isDocked)),
+                    ("local", .optional(state.isLocal, JSONValue.bool)),
+                    ("layout", .optional(state.layout, \.json)),
+                    ("geometry", .string(state.geometry.rawValue)),
+                ])
+            })
     }
 }
 

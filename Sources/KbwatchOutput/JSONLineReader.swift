@@ -104,7 +104,8 @@ public enum JSONLineReader {
     /// The time of `2026-11-30T06:50:01.123Z`, to the millisecond; now when it does not read.
     private static func date(_ text: String) -> Date {
         let digits = text.utf8.map { Int($0) - 48 }
-        guard text.utf8.count == 24, digits.indices.allSatisfy({ [4, 7, 10, 13, 16, 19, 23].contains($0) || (0...9).contains(digits[$0]) })
+        guard text.utf8.count == 24,
+            digits.indices.allSatisfy({ [4, 7, 10, 13, 16, 19, 23].contains($0) || (0...9).contains(digits[$0]) })
         else { return Date() }
         func value(_ range: Range<Int>) -> Int { range.reduce(0) { $0 * 10 + digits[$1] } }
         var parts = tm()

@@ -138,11 +138,15 @@ extension BusConnection {
             try check(sd_bus_message_close_container(message))
         case .uint32s(let numbers):
             try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "u"))
-            for var number in numbers { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number)) }
+            for var number in numbers {
+                try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number))
+            }
             try check(sd_bus_message_close_container(message))
         case .uint64s(let numbers):
             try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "t"))
-            for var number in numbers { try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &number)) }
+            for var number in numbers {
+                try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &number))
+            }
             try check(sd_bus_message_close_container(message))
         }
     }

@@ -136,10 +136,11 @@ public final class KeyboardSessionService: Sendable {
 
     /// Leaves the bus (the name is free again) and ends the service's thread. Idempotent.
     public func stop() {
-        guard let running = running.withLock({ state -> Running? in
-            defer { state = nil }
-            return state
-        })
+        guard
+            let running = running.withLock({ state -> Running? in
+                defer { state = nil }
+                return state
+            })
         else { return }
         for token in running.subscriptions { token.cancel() }
         let object = LoopConfined(running.object)

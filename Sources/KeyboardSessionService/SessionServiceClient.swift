@@ -117,7 +117,13 @@ public final class SessionServiceClient: Sendable {
         let state = ClientState(connection: connection, context: context)
         let ended = Mutex(false)
         let end: @Sendable (String) -> Void = { reason in
-            guard !ended.withLock({ let was = $0; $0 = true; return was }) else { return }
+            guard
+                !ended.withLock({
+                    let was = $0
+                    $0 = true
+                    return was
+                })
+            else { return }
             onEnd(reason)
         }
         let base =
@@ -153,10 +159,11 @@ public final class SessionServiceClient: Sendable {
 
     /// Unsubscribes (the connection closes) and ends the client's thread. Idempotent.
     public func stop() {
-        guard let watching = running.withLock({ state -> Watching? in
-            defer { state = nil }
-            return state
-        })
+        guard
+            let watching = running.withLock({ state -> Watching? in
+                defer { state = nil }
+                return state
+            })
         else { return }
         let state = watching.state
         try? watching.loop.performAndWait { state.close() }

@@ -54,7 +54,9 @@ struct SubscribeOptions: Sendable, Hashable {
             try message.skip("v")
             return
         }
-        guard signature == wanted else { throw Refusal(reason: "option \(key) must be '\(wanted)', not '\(signature)'") }
+        guard signature == wanted else {
+            throw Refusal(reason: "option \(key) must be '\(wanted)', not '\(signature)'")
+        }
         _ = try message.enter("v", signature)
         switch key {
         case "progress":

@@ -40,6 +40,8 @@ struct Options: Equatable {
     var fromService = false
     /// `--serve`: seconds without a subscriber before the service ends; nil with `--stay`.
     var idleExit: Double? = 30
+    /// `--serve`: the most clients subscribed at once.
+    var maximumSubscribers = 256
 }
 
 /// A command-line mistake, said in one line.
@@ -59,6 +61,7 @@ extension Options {
         var styles: [String] = []
         /// `--stay` and `--idle-exit`, which only `--serve` takes.
         var serviceTimes: [String] = []
+        var serviceLimits: [String] = []
 
         func value(_ flag: String, inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -148,6 +151,13 @@ extension Options {
             case "--stay":
                 serviceTimes.append(flag)
                 options.idleExit = nil
+            case "--max-subscribers":
+                serviceLimits.append(flag)
+                let text = try value(flag, inline: inline)
+                guard let count = Int(text), (1...4096).contains(count) else {
+                    throw UsageError("--max-subscribers needs a number from 1 to 4096, not '\(text)'")
+                }
+                options.maximumSubscribers = count
             case "--idle-exit":
                 serviceTimes.append(flag)
                 let text = try value(flag, inline: inline)
@@ -175,6 +185,9 @@ extension Options {
         if speedGiven && options.replayPath == nil { throw UsageError("--speed only applies to --replay") }
         if let flag = serviceTimes.first, options.mode != .serve { throw UsageError("\(flag) only applies to --serve") }
         if serviceTimes.count > 1 { throw UsageError("--stay and --idle-exit cannot be used together") }
+        if let flag = serviceLimits.first, options.mode != .serve {
+            throw UsageError("\(flag) only applies to --serve")
+        }
         if options.fromService {
             let conflicting: [(Bool, String)] = [
                 (options.mode == .serve, "--serve"), (options.replayPath != nil, "--replay"),

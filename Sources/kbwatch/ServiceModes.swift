@@ -15,7 +15,9 @@ enum ServiceModes {
     /// has subscribed for the idle time; never returns.
     static func serve(_ manager: KeyboardManager, options: Options, stopSignals: inout sigset_t) -> Never {
         let service = KeyboardSessionService(
-            manager: manager, configuration: SessionServiceConfiguration(idleExit: options.idleExit))
+            manager: manager,
+            configuration: SessionServiceConfiguration(
+                idleExit: options.idleExit, maximumSubscribers: options.maximumSubscribers))
         do throws(SessionServiceError) {
             try service.start(onIdle: { exit(ExitCode.success.rawValue) })
         } catch {

@@ -41,6 +41,7 @@ enum Usage {
                                ends when no client has subscribed for 30 s
           --idle-exit S        with --serve: end after S seconds without a subscriber
           --stay               with --serve: never end for want of subscribers
+          --max-subscribers N  with --serve: at most N clients subscribed at once (default 256)
           --from-service       watch (or --state, --show, --hide) through the session service
                                instead of watching here; the bus starts it when installed
           --list-backends      list the backends, available or not and why

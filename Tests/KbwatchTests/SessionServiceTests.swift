@@ -134,4 +134,145 @@ struct SessionServiceTests {
         let show = try Kbwatch.run(["--from-service", "--show"], environment: env)
         #expect(show.status == 7, "\(show.stderr)")
     }
+
+    @Test("on sway with wvkbd: two subscribers by app id, local only while their window is focused")
+    func swaySubscribers() throws {
+        guard try Programs.ready(["swaymsg", "dbus-daemon", "dbus-send"]),
+            try Userland.ready(.debian12, ["sway", "wvkbd-mobintl", "python3"])
+        else { return }
+        let sway = try HeadlessSway()
+        defer { sway.stop() }
+        let keyboard = try sway.startWvkbd()
+        defer { keyboard.stop() }
+        var apps: [ChildProcess] = []
+        for appID in [ToplevelOwnershipTests.first, ToplevelOwnershipTests.second] {
+            let app = try sway.launchGTK(NamedWindowApp.script, name: appID + ".py", arguments: [appID])
+            try Wait.require("\(appID) to be active", timeout: 15) { app.log.split(separator: "\n").last == "active" }
+            apps.append(app)
+        }
+        let bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
+        defer { bus.stop() }
+        let env = sway.clientEnvironment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        let service = try Kbwatch.start(["--serve", "--stay"], environment: env)
+        defer { service.stop() }
+        try bus.waitForName("org.keyboardadapter.Watcher")
+        let clients = try [ToplevelOwnershipTests.first, ToplevelOwnershipTests.second].map {
+            try Kbwatch.watch(["--json", "--from-service", "--app-id", $0], environment: env)
+        }
+        defer { clients.forEach { $0.stop() } }
+        Thread.sleep(forTimeInterval: 1)
+        var mark = 0
+        for (app, appID) in zip(apps, [ToplevelOwnershipTests.first, ToplevelOwnershipTests.second]) {
+            try sway.message(["[app_id=\"\(appID)\"] focus"])
+            try Wait.require("\(appID) to be active", timeout: 10) { app.log.split(separator: "\n").last == "active" }
+            Thread.sleep(forTimeInterval: 0.3)
+            keyboard.signal(SIGUSR2)
+            for client in clients { _ = try client.next("didShow", after: mark) }
+            keyboard.signal(SIGUSR1)
+            for client in clients { _ = try client.next("didHide", after: mark) }
+            mark = clients.map(\.lines.count).min()!
+        }
+        func locals(_ client: WatchedProcess) -> [String] {
+            client.lines.all.compactMap { try? JSONLine($0.text) }.map {
+                "\($0.string("event") ?? "?") \(($0.values["local"] as? Bool).map(String.init) ?? "null")"
+            }
+        }
+        func cycle(_ local: Bool) -> [String] {
+            ["willShow", "didShow", "willHide", "didHide"].map { "\($0) \(local)" }
+        }
+        #expect(locals(clients[0]) == cycle(true) + cycle(false), "\(clients[0].errors)")
+        #expect(locals(clients[1]) == cycle(false) + cycle(true), "\(clients[1].errors)")
+    }
+
+    /// A client that tries what hostile or broken clients do, through GDBus.
+    static let hostileClient = #"""
+        import sys
+        from gi.repository import Gio, GLib
+
+        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher1"
+        address = sys.argv[1]
+
+        def connect():
+            return Gio.DBusConnection.new_for_address_sync(
+                address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+                None, None)
+
+        def call(bus, method, args, signature):
+            try:
+                bus.call_sync(NAME, PATH, IFACE, method, GLib.Variant(signature, args) if signature else None,
+                              None, Gio.DBusCallFlags.NONE, 10000, None)
+                return "ok"
+            except GLib.Error as error:
+                return Gio.DBusError.get_remote_error(error) or error.message
+
+        bus = connect()
+        print("wrong type", call(bus, "Subscribe", ("nonsense",), "(s)"), flush=True)
+        print("wrong option type", call(bus, "Subscribe", ({"progress": GLib.Variant("s", "yes")},), "(a{sv})"), flush=True)
+        print("many app ids", call(bus, "Subscribe", ({"app_ids": GLib.Variant("as", ["a"] * 100000)},), "(a{sv})"), flush=True)
+        print("huge app id", call(bus, "Subscribe", ({"app_ids": GLib.Variant("as", ["x" * (1 << 20)])},), "(a{sv})"), flush=True)
+        results = set(call(bus, "Subscribe", ({"progress": GLib.Variant("b", True)},), "(a{sv})") for _ in range(5000))
+        print("5000 subscriptions from one connection", sorted(results), flush=True)
+        connections = [connect() for _ in range(60)]
+        answers = [call(c, "Subscribe", ({},), "(a{sv})") for c in connections]
+        print("60 connections", answers.count("ok"), "ok,", answers.count("org.keyboardadapter.Watcher1.Error.LimitsExceeded"), "refused", flush=True)
+        for c in connections:
+            c.close_sync(None)
+        results = set(call(bus, "GetState", None, None) for _ in range(20000))
+        print("20000 GetState", sorted(results), flush=True)
+        """#
+
+    @Test(
+        "hostile clients: wrong types, huge arguments, 5000 subscriptions, 60 connections for 50 places, 20000 calls, a stopped reader"
+    )
+    func hostileClients() throws {
+        guard try Programs.ready(Self.programs + ["/usr/bin/python3"]) else { return }
+        let world = try World(idleExit: "30")
+        defer { world.stop() }
+        let env = world.environment
+        let service = try Kbwatch.start(["--serve", "--stay", "--max-subscribers", "50"], environment: env)
+        defer { service.stop() }
+        try world.bus.waitForName("org.keyboardadapter.Watcher")
+        let script = world.session.directory + "/hostile.py"
+        try Self.hostileClient.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Programs.run("/usr/bin/python3", [script, world.bus.address], timeout: 120)
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let invalid = "org.freedesktop.DBus.Error.InvalidArgs"
+        #expect(lines.contains("wrong type \(invalid)"), "\(result.output)")
+        #expect(lines.contains("wrong option type \(invalid)"), "\(result.output)")
+        #expect(lines.contains("many app ids \(invalid)"), "\(result.output)")
+        #expect(lines.contains("huge app id \(invalid)"), "\(result.output)")
+        #expect(lines.contains("5000 subscriptions from one connection ['ok']"), "\(result.output)")
+        // The script's own connection holds one of the 50 places.
+        #expect(lines.contains("60 connections 49 ok, 11 refused"), "\(result.output)")
+        #expect(lines.contains("20000 GetState ['ok']"), "\(result.output)")
+        let afterCalls = ProcessUsage.sample(pid: service.pid)
+
+        // A subscriber that stops reading (SIGSTOP) while the keyboard moves 100 times: the other
+        // gets every move at once, and the service neither blocks nor grows without bound.
+        let stopped = try Kbwatch.start(["--json", "--from-service"], environment: env)
+        let reader = try Kbwatch.watch(["--json", "--from-service"], environment: env)
+        defer { reader.stop() }
+        Thread.sleep(forTimeInterval: 1)
+        stopped.signal(SIGSTOP)
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        _ = try reader.next("didShow", after: 0)
+        for step in 0..<100 {
+            try world.session.xdotool("search", "--class", "xvkbd", "windowmove", "%@", String(100 + step % 50), "500")
+        }
+        try Wait.require("the reader to see the moves", timeout: 60) {
+            reader.lines.all.filter { $0.text.contains(#""event":"willChangeFrame""#) }.count >= 20
+        }
+        keyboard.stop()
+        _ = try reader.next("didHide", after: 0, timeout: 15)
+        #expect(service.isRunning)
+        let state = try Kbwatch.run(["--from-service", "--state", "--json"], environment: env)
+        #expect(state.status == 1, "the service answers: \(state.stderr)")
+        if let before = afterCalls, let after = ProcessUsage.sample(pid: service.pid) {
+            #expect(
+                after.residentKiB - before.residentKiB < 8 * 1024,
+                "resident \(before.residentKiB) -> \(after.residentKiB) KiB")
+        }
+        stopped.signal(SIGCONT)
+        stopped.stop()
+    }
 }

@@ -101,6 +101,12 @@ let package = Package(
         .executableTarget(
             name: "kwinbare", dependencies: ["CSystemd"], path: "Benchmarks/kwinbare",
             linkerSettings: [.linkedLibrary("systemd")]),
+        // The session service's fan-out to 1, 10 and 100 subscribers, beside kbwatch's own line.
+        .executableTarget(
+            name: "servicebench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/servicebench"),
+        .executableTarget(
+            name: "servicebare", dependencies: ["CSystemd"], path: "Benchmarks/servicebare",
+            linkerSettings: [.linkedLibrary("systemd")]),
 
         // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
         .executableTarget(

@@ -52,12 +52,19 @@ final class SessionServiceObject {
     func publish(_ update: KeyboardUpdate) {
         var anonymous = update
         anonymous.isLocal = nil
-        emit("Event", writer.line(for: anonymous))
+        let everyone = writer.line(for: anonymous)
+        emit("Event", everyone)
+        // One text per verdict (true, false, unknown), however many subscribers share it.
+        var texts: [Bool?: String] = [nil: everyone]
         for name in subscribers.names {
             guard let subscriber = subscribers[name] else { continue }
-            var judged = update
-            judged.isLocal = subscriber.identity.isLocal(given: update.focus)
-            emit("SubscriberEvent", writer.line(for: judged), to: name)
+            let local = subscriber.identity.isLocal(given: update.focus)
+            if texts[local] == nil {
+                var judged = update
+                judged.isLocal = local
+                texts[local] = writer.line(for: judged)
+            }
+            emit("SubscriberEvent", texts[local]!, to: name)
         }
         let before = (visible, keyboardsJSON)
         refreshPresent()

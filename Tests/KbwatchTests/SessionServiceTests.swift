@@ -255,13 +255,19 @@ struct SessionServiceTests {
         Thread.sleep(forTimeInterval: 1)
         stopped.signal(SIGSTOP)
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
-        _ = try reader.next("didShow", after: 0)
+        let shown = try reader.next("didShow", after: 0)
+        let window = try #require(
+            UInt(shown.object("keyboard").string("id")?.dropFirst("x11:0x".count) ?? "", radix: 16))
+        let driver = try XTestClient.connect(world.session.display)
         for step in 0..<100 {
-            try world.session.xdotool("search", "--class", "xvkbd", "windowmove", "%@", String(100 + step % 50), "500")
+            // Apart by more than the settle interval: each move is an event of its own.
+            driver.configure(window, x: step % 2 == 0 ? 300 : 100, y: 500)
+            Thread.sleep(forTimeInterval: 0.06)
         }
-        try Wait.require("the reader to see the moves", timeout: 60) {
-            reader.lines.all.filter { $0.text.contains(#""event":"willChangeFrame""#) }.count >= 20
+        let seen = Wait.until(timeout: 30) {
+            reader.lines.all.filter { $0.text.contains(#""event":"willChangeFrame""#) }.count >= 100
         }
+        #expect(seen, "\(reader.lines.all.filter { $0.text.contains(#""event":"willChangeFrame""#) }.count) moves seen")
         keyboard.stop()
         _ = try reader.next("didHide", after: 0, timeout: 15)
         #expect(service.isRunning)

@@ -127,7 +127,9 @@ let package = Package(
         .testTarget(
             name: "KbwatchTests",
             dependencies: ["kbwatch", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
-        .testTarget(name: "RepositoryTests"),
+        // The repository's own checks, and its packaging: scripts/install, scripts/build-deb and the
+        // .deb installed on Debian 12 (the host) and in the Debian 13 userland.
+        .testTarget(name: "RepositoryTests", dependencies: ["TestSupport"]),
         // The README's Swift examples, compiled in the surroundings a real app gives them.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter", "KeyboardAdapterTesting"]),
         // An app that declares its own Rect, Edge, EdgeInsets, ... beside `import KeyboardAdapter`.

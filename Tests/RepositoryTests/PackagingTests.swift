@@ -1,0 +1,456 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Runs programs for the packaging tests, stdout and stderr together (what a failure shows).
+enum Shell {
+    /// Runs `program` with `arguments` to its end and returns its status and output. It runs under
+    /// timeout(1), which ends the whole process group (a build and its compilers) past `timeout`
+    /// seconds.
+    static func run(
+        _ program: String, _ arguments: [String], environment: [String: String?] = [:], in directory: String? = nil,
+        timeout: Int = 120
+    ) throws -> (status: Int32, output: String) {
+        let process = Programs.process(
+            "/usr/bin/timeout", ["--kill-after=10", "\(timeout)", program] + arguments, environment: environment)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try Programs.start(process)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let output = String(decoding: data, as: UTF8.self)
+        if process.terminationStatus == 124 {
+            throw TestFailure("\(program) \(arguments.joined(separator: " ")) ran over \(timeout) s:\n\(output)")
+        }
+        return (process.terminationStatus, output)
+    }
+
+    /// Runs `program` and throws with its output unless it exits 0.
+    @discardableResult
+    static func require(
+        _ program: String, _ arguments: [String], environment: [String: String?] = [:], in directory: String? = nil,
+        timeout: Int = 120
+    ) throws -> String {
+        let (status, output) = try run(program, arguments, environment: environment, in: directory, timeout: timeout)
+        guard status == 0 else {
+            throw TestFailure("\(program) \(arguments.joined(separator: " ")) exited \(status):\n\(output)")
+        }
+        return output
+    }
+}
+
+/// The repository's files and the paths the packaging tests share.
+enum Packaging {
+    static let root = DocumentationTests.root.path
+    /// The build directory of the tests' release build, apart from `.build` so that it is neither
+    /// disturbed by nor disturbs another build of the same checkout.
+    static let scratch = root + "/.build/packaging"
+
+    /// The version in kbwatch's source (`Usage.version`, "kbwatch 0.2.0"): the package's one.
+    static func sourceVersion() throws -> String {
+        let usage = try String(contentsOfFile: root + "/Sources/kbwatch/Usage.swift", encoding: .utf8)
+        let match = try #require(usage.firstMatch(of: /static let version = "kbwatch ([0-9.]+)"/))
+        return String(match.output.1)
+    }
+
+    /// A new empty directory, readable by everyone (apt reads a local package as the `_apt` user).
+    static func temporaryDirectory(_ name: String) throws -> String {
+        let path = NSTemporaryDirectory() + "kbwatch-\(name)-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(
+            atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        return path
+    }
+
+    /// Every file and directory under `directory`, as paths relative to it, with each file's
+    /// contents (nil for a directory).
+    static func tree(_ directory: String) -> [String: Data?] {
+        var entries: [String: Data?] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let relative = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: directory + "/" + relative, isDirectory: &isDirectory)
+            entries[relative] =
+                isDirectory.boolValue
+                ? Data?.none
+                : FileManager.default.contents(
+                    atPath: directory + "/" + relative)
+        }
+        return entries
+    }
+
+    /// What scripts/install installs under PREFIX (without the list).
+    static let installedFiles = [
+        "bin/kbwatch", "share/man/man1/kbwatch.1", "share/keyboard-adapter/kwin/keyboard-adapter.js",
+        "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
+    ]
+
+    /// The release build, once for every test here: scripts/install into a directory thrown away
+    /// after, timed. Every later scripts/install and scripts/build-deb finds it done.
+    static let releaseBuild: Result<Double, TestFailure> = {
+        do {
+            let staging = try temporaryDirectory("build")
+            defer { try? FileManager.default.removeItem(atPath: staging) }
+            let start = Date()
+            let output = try Shell.require(
+                root + "/scripts/install", ["--scratch-path", scratch, "--destdir", staging, "--prefix", "/usr"],
+                timeout: 1800)
+            let seconds = Date().timeIntervalSince(start)
+            let swiftLine = output.split(separator: "\n").last { $0.contains("Build of product 'kbwatch' complete") }
+            print(
+                "release build of kbwatch (scripts/install --scratch-path .build/packaging): "
+                    + String(format: "%.1f s", seconds) + (swiftLine.map { "; swift build: \($0)" } ?? ""))
+            return .success(seconds)
+        } catch let failure as TestFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(TestFailure("\(error)"))
+        }
+    }()
+
+    /// The .deb, built once (after the release build) into the tests' build directory.
+    static let package: Result<String, TestFailure> = {
+        do {
+            _ = try releaseBuild.get()
+            let output = try Shell.require(
+                root + "/scripts/build-deb", ["--scratch-path", scratch, scratch + "/deb"], timeout: 600)
+            let path = try #require(output.split(separator: "\n").last.map(String.init))
+            guard path.hasSuffix(".deb"), FileManager.default.fileExists(atPath: path) else {
+                throw TestFailure("scripts/build-deb printed no package:\n\(output)")
+            }
+            return .success(path)
+        } catch let failure as TestFailure {
+            return .failure(failure)
+        } catch {
+            return .failure(TestFailure("\(error)"))
+        }
+    }()
+}
+
+/// The packaging's own files: one version everywhere, a man page that formats without a
+/// warning, scripts that pass shellcheck, and an uninstall that touches nothing it did not install.
+@Suite("packaging files")
+struct PackagingFileTests {
+    @Test("kbwatch's version (Usage.swift) is CHANGELOG.md's top entry and the man page's")
+    func oneVersion() throws {
+        let version = try Packaging.sourceVersion()
+        let changelog = try String(contentsOfFile: Packaging.root + "/CHANGELOG.md", encoding: .utf8)
+        let top = try #require(changelog.firstMatch(of: /\n## ([^\n ]+)/))
+        #expect(String(top.output.1) == version)
+        let man = try String(contentsOfFile: Packaging.root + "/man/kbwatch.1", encoding: .utf8)
+        let header = try #require(man.split(separator: "\n").first { $0.hasPrefix(".TH ") })
+        #expect(header.contains("\"KeyboardAdapter \(version)\""), "\(header)")
+    }
+
+    @Test("the man page formats without a warning (man, groff -ww, mandoc -T lint) and names every exit code")
+    func manPage() throws {
+        guard try Programs.ready(["man", "groff", "mandoc"]) else { return }
+        let page = Packaging.root + "/man/kbwatch.1"
+        // As lintian runs it: its warnings on stderr, the formatted page thrown away.
+        let (manStatus, manOutput) = try Shell.run(
+            "sh", ["-c", "man --warnings -E UTF-8 -l -Tutf8 -Z \"$1\" >/dev/null", "sh", page],
+            environment: ["MANWIDTH": "80"])
+        #expect(manStatus == 0 && manOutput.isEmpty, "\(manOutput)")
+        let groff = try Shell.run("groff", ["-man", "-ww", "-z", page])
+        #expect(groff.status == 0 && groff.output.isEmpty, "\(groff.output)")
+        let mandoc = try Shell.run("mandoc", ["-T", "lint", "-W", "all", page])
+        #expect(mandoc.status == 0 && mandoc.output.isEmpty, "\(mandoc.output)")
+        // Every exit code of kbwatch --help is one of EXIT STATUS.
+        let text = try String(contentsOfFile: page, encoding: .utf8)
+        let exitStatus = try #require(text.range(of: ".SH EXIT STATUS")).upperBound
+        let section = String(text[exitStatus...]).components(separatedBy: "\n.SH ")[0]
+        let usage = try String(contentsOfFile: Packaging.root + "/Sources/kbwatch/Usage.swift", encoding: .utf8)
+        let codes = usage.matches(of: /case \w+ = ([0-9]+)\n/).map { String($0.output.1) }
+        #expect(codes.count == 10)
+        for code in codes { #expect(section.contains(".TP\n.B \(code)\n"), "EXIT STATUS lacks \(code)") }
+    }
+
+    @Test("the packaging scripts pass bash -n and shellcheck")
+    func scripts() throws {
+        guard try Programs.ready(["shellcheck"]) else { return }
+        let scripts = ["install", "uninstall", "build-deb"].map { Packaging.root + "/scripts/" + $0 }
+        for script in scripts {
+            let syntax = try Shell.run("bash", ["-n", script])
+            #expect(syntax.status == 0, "\(script): \(syntax.output)")
+            #expect(FileManager.default.isExecutableFile(atPath: script))
+        }
+        let check = try Shell.run("shellcheck", scripts)
+        #expect(check.status == 0, "\(check.output)")
+    }
+
+    @Test("scripts/uninstall refuses a list that names a file outside PREFIX, and then removes nothing")
+    func uninstallRefusesForeignList() throws {
+        for foreign in ["/etc/passwd", "/usr/local/../../etc/passwd", "/usr/localx/bin/kbwatch", "/usr/local"] {
+            let destdir = try Packaging.temporaryDirectory("foreign")
+            defer { try? FileManager.default.removeItem(atPath: destdir) }
+            for path in ["/usr/local/bin/kbwatch", "/etc/passwd", "/usr/localx/bin/kbwatch"] {
+                try FileManager.default.createDirectory(
+                    atPath: destdir + (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try "keep\n".write(toFile: destdir + path, atomically: true, encoding: .utf8)
+            }
+            let list = destdir + "/usr/local/share/keyboard-adapter/installed-files"
+            try FileManager.default.createDirectory(
+                atPath: (list as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try "/usr/local/bin/kbwatch\n\(foreign)\n".write(toFile: list, atomically: true, encoding: .utf8)
+            let before = Packaging.tree(destdir)
+            let result = try Shell.run(Packaging.root + "/scripts/uninstall", ["--destdir", destdir])
+            #expect(result.status != 0, "\(foreign): \(result.output)")
+            #expect(result.output.contains("nothing removed"), "\(result.output)")
+            #expect(
+                Packaging.tree(destdir) == before, "scripts/uninstall changed something for a list naming \(foreign)")
+        }
+    }
+}
+
+/// scripts/install and scripts/uninstall, and the .deb of scripts/build-deb: lintian, then
+/// installed with apt on this Debian 12 host and in the Debian 13 userland, run, and removed.
+/// One at a time: they share the release build, and apt takes one package at a time.
+@Suite("packages", .serialized)
+struct PackageInstallTests {
+    @Test(
+        "scripts/install --destdir TMP --prefix /usr installs kbwatch, its man page, the KWin script and the session service files; scripts/uninstall with the same leaves TMP empty"
+    )
+    func installAndUninstall() throws {
+        _ = try Packaging.releaseBuild.get()
+        let destdir = try Packaging.temporaryDirectory("destdir")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let arguments = ["--destdir", destdir, "--prefix", "/usr"]
+        try Shell.require(
+            Packaging.root + "/scripts/install", ["--scratch-path", Packaging.scratch] + arguments, timeout: 1800)
+
+        let files = Packaging.tree(destdir).filter { $0.value != nil }.keys.sorted()
+        let expected = (Packaging.installedFiles + ["share/keyboard-adapter/installed-files"]).map { "usr/" + $0 }
+        #expect(files == expected.sorted())
+        let list = try String(
+            contentsOfFile: destdir + "/usr/share/keyboard-adapter/installed-files", encoding: .utf8
+        ).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        #expect(list.filter { !$0.hasSuffix("/") } == Packaging.installedFiles.map { "/usr/" + $0 })
+        // Every directory it made, /usr itself included (TMP was empty).
+        #expect(list.filter { $0.hasSuffix("/") }.count == 12)
+        #expect(list.contains("/usr/") && list.contains("/usr/share/keyboard-adapter/kwin/"))
+
+        // The release build, as it ships: the Swift runtime linked in, no run path.
+        let version = try Packaging.sourceVersion()
+        let kbwatch = destdir + "/usr/bin/kbwatch"
+        #expect(try Shell.require(kbwatch, ["--version"]) == "kbwatch \(version)\n")
+        let dynamic = try Shell.require("readelf", ["-d", kbwatch])
+        #expect(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "\(dynamic)")
+        #expect(!dynamic.contains("libswift") && !dynamic.contains("libFoundation") && !dynamic.contains("libstdc++"))
+        for (installed, source) in [
+            ("usr/share/man/man1/kbwatch.1", "man/kbwatch.1"),
+            ("usr/share/keyboard-adapter/kwin/keyboard-adapter.js", "Companions/kwin/keyboard-adapter.js"),
+        ] {
+            #expect(
+                FileManager.default.contents(atPath: destdir + "/" + installed)
+                    == FileManager.default.contents(atPath: Packaging.root + "/" + source), "\(installed)")
+        }
+        let bus = try String(
+            contentsOfFile: destdir + "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service", encoding: .utf8)
+        #expect(
+            bus
+                == "[D-BUS Service]\nName=org.keyboardadapter.Watcher\nExec=/usr/bin/kbwatch --serve\n"
+                + "SystemdService=keyboard-adapter.service\n")
+        let unit = try String(
+            contentsOfFile: destdir + "/usr/lib/systemd/user/keyboard-adapter.service", encoding: .utf8)
+        for line in [
+            "[Service]", "Type=dbus", "BusName=org.keyboardadapter.Watcher", "ExecStart=/usr/bin/kbwatch --serve",
+        ] {
+            #expect(unit.split(separator: "\n").contains { $0 == line }, "the unit lacks \(line):\n\(unit)")
+        }
+
+        try Shell.require(Packaging.root + "/scripts/uninstall", arguments)
+        #expect(Packaging.tree(destdir).isEmpty, "left: \(Packaging.tree(destdir).keys.sorted())")
+        #expect(FileManager.default.fileExists(atPath: destdir))
+    }
+
+    @Test(
+        "among other files, installed twice under the default prefix /usr/local: scripts/uninstall removes its own files and directories only"
+    )
+    func uninstallKeepsOthers() throws {
+        _ = try Packaging.releaseBuild.get()
+        let destdir = try Packaging.temporaryDirectory("shared")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        // Others' files in the directories kbwatch installs into, one in its own directory.
+        for path in [
+            "usr/local/bin/other", "usr/local/share/man/man1/other.1", "usr/local/share/dbus-1/services/other.service",
+            "usr/local/lib/systemd/user/other.service", "usr/local/share/keyboard-adapter/notes.txt", "etc/keep",
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: destdir + "/" + (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try "someone else's \(path)\n".write(toFile: destdir + "/" + path, atomically: true, encoding: .utf8)
+        }
+        let before = Packaging.tree(destdir)
+        for _ in 0..<2 {
+            try Shell.require(
+                Packaging.root + "/scripts/install", ["--scratch-path", Packaging.scratch, "--destdir", destdir],
+                timeout: 1800)
+        }
+        let list = try String(
+            contentsOfFile: destdir + "/usr/local/share/keyboard-adapter/installed-files", encoding: .utf8)
+        let entries = list.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
+        #expect(entries.filter { !$0.hasSuffix("/") } == Packaging.installedFiles.map { "/usr/local/" + $0 })
+        // It made only the directory that was not there, once.
+        #expect(entries.filter { $0.hasSuffix("/") } == ["/usr/local/share/keyboard-adapter/kwin/"])
+        let bus = try String(
+            contentsOfFile: destdir + "/usr/local/share/dbus-1/services/org.keyboardadapter.Watcher.service",
+            encoding: .utf8)
+        #expect(bus.contains("\nExec=/usr/local/bin/kbwatch --serve\n"))
+
+        let removed = try Shell.require(Packaging.root + "/scripts/uninstall", ["--destdir", destdir])
+        // Its own directory was there before it (with someone's notes.txt): not its to remove.
+        #expect(!removed.contains("usr/local/share/keyboard-adapter/\n"), "\(removed)")
+        #expect(Packaging.tree(destdir) == before, "changed: \(Packaging.tree(destdir).keys.sorted())")
+    }
+
+    @Test(
+        "the .deb passes lintian with no error; apt installs it on this host, /usr/bin/kbwatch --state sees xvkbd on Xvfb, and apt purge leaves no file of it"
+    )
+    func hostPackage() throws {
+        guard try Programs.ready(["lintian", "apt-get", "dpkg-query", "Xvfb", "xvkbd", "xdotool", "xwininfo", "man"])
+        else { return }
+        let deb = try Packaging.package.get()
+        let version = try Packaging.sourceVersion()
+        #expect((deb as NSString).lastPathComponent == "kbwatch_\(version)-1_amd64.deb")
+
+        let lintian = try Shell.run("lintian", ["--info", deb], timeout: 300)
+        print("lintian \((deb as NSString).lastPathComponent): exit \(lintian.status)\n\(lintian.output)")
+        let errors = lintian.output.split(separator: "\n").filter { $0.hasPrefix("E: ") }
+        #expect(lintian.status == 0 && errors.isEmpty, "\(lintian.output)")
+
+        let fields = try Shell.require("dpkg-deb", ["--field", deb, "Version", "Depends"])
+        #expect(fields.contains("Version: \(version)-1\n"))
+        for dependency in ["libc6 ", "libx11-6 ", "libwayland-client0 ", "libxkbcommon0 ", "libsystemd0 (>= "] {
+            #expect(fields.contains(dependency), "Depends lacks \(dependency): \(fields)")
+        }
+
+        guard Programs.isRoot else {
+            try Programs.skip("needs root: apt installs the package on this machine")
+            return
+        }
+        let known = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", "kbwatch"])
+        if (known.status == 0 && !known.output.hasPrefix("un"))
+            || FileManager.default.fileExists(atPath: "/usr/bin/kbwatch")
+        {
+            try Programs.skip("kbwatch is installed on this machine already (\(known.output)): it is left alone")
+            return
+        }
+        let apt: [String: String?] = ["DEBIAN_FRONTEND": "noninteractive"]
+        try Shell.require(
+            "apt-get", ["install", "-y", "--no-install-recommends", deb], environment: apt, timeout: 600)
+        var purged = false
+        defer {
+            if !purged { _ = try? Shell.run("apt-get", ["purge", "-y", "kbwatch"], environment: apt, timeout: 300) }
+        }
+
+        let listed = try Shell.require("dpkg", ["-L", "kbwatch"]).split(separator: "\n").map(String.init)
+        let files = listed.filter { path in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        #expect(
+            Set(files) == [
+                "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
+                "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
+                "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
+                "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
+                "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",
+                "/usr/share/lintian/overrides/kbwatch",
+            ])
+        #expect(try Shell.require("/usr/bin/kbwatch", ["--version"]) == "kbwatch \(version)\n")
+        #expect(try Shell.require("man", ["-w", "kbwatch"]) == "/usr/share/man/man1/kbwatch.1.gz\n")
+        // The stripped binary needs no more than Debian's libraries: it runs, and sees xvkbd.
+        let sections = try Shell.require("readelf", ["-S", "-W", "/usr/bin/kbwatch"])
+        #expect(!sections.contains(".debug_info") && !sections.contains(".symtab"), "not stripped:\n\(sections)")
+
+        let session = try X11Session()
+        defer { session.stop() }
+        try session.start("xvkbd")
+        var window: UInt = 0
+        try Wait.require("xvkbd's window", timeout: 15) {
+            let found = (try? session.run("xdotool", ["search", "--onlyvisible", "--class", "XVkbd"])) ?? ""
+            window = found.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
+            return window != 0
+        }
+        let info = try #require(try session.xwininfo(window))
+        var state = (status: Int32(-1), output: "")
+        try Wait.require("/usr/bin/kbwatch --state to see xvkbd", timeout: 15) {
+            state = (try? Shell.run("/usr/bin/kbwatch", ["--state"], environment: session.environment)) ?? state
+            return state.status == 0
+        }
+        #expect(state.output.hasPrefix("xvkbd "), "\(state.output)")
+        #expect(state.output.contains("x11:0x" + String(window, radix: 16)), "\(state.output)")
+        #expect(state.output.contains("\(info.x),\(info.y) \(info.width)x\(info.height)"), "\(state.output)")
+
+        try Shell.require("apt-get", ["purge", "-y", "kbwatch"], environment: apt, timeout: 300)
+        purged = true
+        let left = files.filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(left.isEmpty, "left after apt purge: \(left)")
+        for directory in ["/usr/share/keyboard-adapter", "/usr/share/doc/kbwatch"] {
+            #expect(!FileManager.default.fileExists(atPath: directory), "\(directory) is left")
+        }
+        let after = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", "kbwatch"])
+        #expect(after.status != 0 || after.output.hasPrefix("un"), "dpkg still knows kbwatch: \(after.output)")
+    }
+
+    @Test(
+        "the .deb installs with apt in a copy-on-write overlay of the Debian 13 userland, kbwatch --version runs there, apt purge removes it, and the userland is untouched"
+    )
+    func debian13Package() throws {
+        guard try Userland.ready(.debian13, ["apt-get", "dpkg"]) else { return }
+        guard Programs.isRoot else {
+            try Programs.skip("needs root: an overlay mount in a mount namespace of its own (unshare -m)")
+            return
+        }
+        guard try Programs.ready(["unshare", "chroot"]) else { return }
+        let deb = try Packaging.package.get()
+        let version = try Packaging.sourceVersion()
+        let lower = Userland.root
+        let database = FileManager.default.contents(atPath: lower + "/var/lib/dpkg/status")
+        #expect(database != nil)
+        #expect(!FileManager.default.fileExists(atPath: lower + "/usr/bin/kbwatch"))
+
+        let directory = try Packaging.temporaryDirectory("trixie")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for sub in ["upper", "work", "merged"] {
+            try FileManager.default.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: false)
+        }
+        let name = (deb as NSString).lastPathComponent
+        try FileManager.default.copyItem(atPath: deb, toPath: directory + "/" + name)
+        // In a mount namespace of its own, which takes the mounts with it when it ends: the
+        // userland as the overlay's read-only lower layer, every change in upper/.
+        let script = #"""
+            lower=$1; dir=$2; deb=$3
+            mount -t overlay overlay -o "lowerdir=$lower,upperdir=$dir/upper,workdir=$dir/work" "$dir/merged"
+            mount --rbind /dev "$dir/merged/dev"
+            mount -t proc proc "$dir/merged/proc"
+            cp "$dir/$deb" "$dir/merged/tmp/$deb"
+            run() { chroot "$dir/merged" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+                DEBIAN_FRONTEND=noninteractive "$@"; }
+            grep '^VERSION_ID=' "$dir/merged/etc/os-release"
+            run apt-get install -y --no-install-recommends "/tmp/$deb"
+            echo "version: $(run /usr/bin/kbwatch --version)"
+            run dpkg -L kbwatch >"$dir/files"
+            run apt-get purge -y kbwatch
+            while read -r path; do
+                if [ -e "$dir/merged$path" ] && [ ! -d "$dir/merged$path" ]; then echo "left: $path"; fi
+            done <"$dir/files"
+            if run dpkg-query -W kbwatch; then echo "dpkg still knows kbwatch"; fi
+            """#
+        let (status, output) = try Shell.run(
+            "unshare",
+            ["--mount", "--propagation", "private", "--", "sh", "-eu", "-c", script, "sh", lower, directory, name],
+            timeout: 600)
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("VERSION_ID=\"13\""))
+        #expect(output.contains("version: kbwatch \(version)\n"), "\(output)")
+        let files = (try? String(contentsOfFile: directory + "/files", encoding: .utf8)) ?? ""
+        #expect(files.contains("/usr/bin/kbwatch\n") && files.contains("/usr/share/man/man1/kbwatch.1.gz\n"))
+        #expect(!output.contains("left: ") && !output.contains("dpkg still knows"), "\(output)")
+        // The userland itself: the same dpkg database, no kbwatch.
+        #expect(FileManager.default.contents(atPath: lower + "/var/lib/dpkg/status") == database)
+        #expect(!FileManager.default.fileExists(atPath: lower + "/usr/bin/kbwatch"))
+        #expect(!FileManager.default.fileExists(atPath: lower + "/tmp/" + name))
+    }
+}

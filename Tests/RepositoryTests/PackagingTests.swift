@@ -84,7 +84,7 @@ enum Packaging {
     /// What scripts/install installs under PREFIX (without the list).
     static let installedFiles = [
         "bin/kbwatch", "share/man/man1/kbwatch.1", "share/keyboard-adapter/kwin/keyboard-adapter.js",
-        "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
+        "share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml", "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
     ]
 
     /// The release build, once for every test here: scripts/install into a directory thrown away
@@ -228,7 +228,7 @@ struct PackageInstallTests {
         ).split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init)
         #expect(list.filter { !$0.hasSuffix("/") } == Packaging.installedFiles.map { "/usr/" + $0 })
         // Every directory it made, /usr itself included (TMP was empty).
-        #expect(list.filter { $0.hasSuffix("/") }.count == 12)
+        #expect(list.filter { $0.hasSuffix("/") }.count == 13)
         #expect(list.contains("/usr/") && list.contains("/usr/share/keyboard-adapter/kwin/"))
 
         // The release build, as it ships: the Swift runtime linked in, no run path.
@@ -353,6 +353,7 @@ struct PackageInstallTests {
             Set(files) == [
                 "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
                 "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
+                "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml",
                 "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
                 "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
                 "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",
@@ -382,6 +383,15 @@ struct PackageInstallTests {
         #expect(state.output.hasPrefix("xvkbd "), "\(state.output)")
         #expect(state.output.contains("x11:0x" + String(window, radix: 16)), "\(state.output)")
         #expect(state.output.contains("\(info.x),\(info.y) \(info.width)x\(info.height)"), "\(state.output)")
+        // The installed service file: a session bus with the standard directories starts it.
+        let bus = try SessionBus(
+            directory: session.directory, home: session.directory + "/home", serviceDirectory: session.directory)
+        defer { bus.stop() }
+        try bus.setActivationEnvironment(["DISPLAY": session.display])
+        let activated = try Shell.run(
+            "/usr/bin/kbwatch", ["--from-service", "--state"],
+            environment: session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
+        #expect(activated.status == 0 && activated.output.hasPrefix("xvkbd "), "\(activated.output)")
 
         try Shell.require("apt-get", ["purge", "-y", "kbwatch"], environment: apt, timeout: 300)
         purged = true
@@ -418,10 +428,18 @@ struct PackageInstallTests {
         }
         let name = (deb as NSString).lastPathComponent
         try FileManager.default.copyItem(atPath: deb, toPath: directory + "/" + name)
+        // xvkbd on an Xvfb of the host, whose socket the userland gets: Debian 13's libraries
+        // under the installed kbwatch watch it, directly and through the service the bus starts.
+        let session = try X11Session()
+        defer { session.stop() }
+        try session.start("xvkbd")
+        try Wait.require("xvkbd's window", timeout: 15) {
+            !((try? session.run("xdotool", ["search", "--onlyvisible", "--class", "XVkbd"])) ?? "").isEmpty
+        }
         // In a mount namespace of its own, which takes the mounts with it when it ends: the
         // userland as the overlay's read-only lower layer, every change in upper/.
         let script = #"""
-            lower=$1; dir=$2; deb=$3
+            lower=$1; dir=$2; deb=$3; display=$4
             mount -t overlay overlay -o "lowerdir=$lower,upperdir=$dir/upper,workdir=$dir/work" "$dir/merged"
             mount --rbind /dev "$dir/merged/dev"
             mount -t proc proc "$dir/merged/proc"
@@ -431,6 +449,17 @@ struct PackageInstallTests {
             grep '^VERSION_ID=' "$dir/merged/etc/os-release"
             run apt-get install -y --no-install-recommends "/tmp/$deb"
             echo "version: $(run /usr/bin/kbwatch --version)"
+            mkdir -p "$dir/merged/tmp/.X11-unix"
+            mount --bind /tmp/.X11-unix "$dir/merged/tmp/.X11-unix"
+            echo "state: $(run env DISPLAY="$display" /usr/bin/kbwatch --state --backend x11)"
+            bus="unix:path=/tmp/kbwatch-test-bus"
+            busPid=$(run dbus-daemon --session --address="$bus" --fork --print-pid)
+            run dbus-send --bus="$bus" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.UpdateActivationEnvironment "dict:string:string:DISPLAY,$display" >/dev/null
+            echo "activated: $(run env DISPLAY="$display" DBUS_SESSION_BUS_ADDRESS="$bus" \
+                /usr/bin/kbwatch --from-service --state)"
+            kill "$busPid"
+            pkill -f '/usr/bin/kbwatch --serve' || true
             run dpkg -L kbwatch >"$dir/files"
             run apt-get purge -y kbwatch
             while read -r path; do
@@ -440,11 +469,16 @@ struct PackageInstallTests {
             """#
         let (status, output) = try Shell.run(
             "unshare",
-            ["--mount", "--propagation", "private", "--", "sh", "-eu", "-c", script, "sh", lower, directory, name],
+            [
+                "--mount", "--propagation", "private", "--", "sh", "-eu", "-c", script, "sh", lower, directory, name,
+                session.display,
+            ],
             timeout: 600)
         #expect(status == 0, "\(output)")
         #expect(output.contains("VERSION_ID=\"13\""))
         #expect(output.contains("version: kbwatch \(version)\n"), "\(output)")
+        #expect(output.contains("state: xvkbd "), "\(output)")
+        #expect(output.contains("activated: xvkbd "), "the bus starts the installed service: \(output)")
         let files = (try? String(contentsOfFile: directory + "/files", encoding: .utf8)) ?? ""
         #expect(files.contains("/usr/bin/kbwatch\n") && files.contains("/usr/share/man/man1/kbwatch.1.gz\n"))
         #expect(!output.contains("left: ") && !output.contains("dpkg still knows"), "\(output)")

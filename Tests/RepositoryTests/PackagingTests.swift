@@ -84,7 +84,8 @@ enum Packaging {
     /// What scripts/install installs under PREFIX (without the list).
     static let installedFiles = [
         "bin/kbwatch", "share/man/man1/kbwatch.1", "share/keyboard-adapter/kwin/keyboard-adapter.js",
-        "share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml", "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
+        "share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml",
+        "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
     ]
 
     /// The release build, once for every test here: scripts/install into a directory thrown away

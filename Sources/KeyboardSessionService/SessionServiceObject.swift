@@ -201,9 +201,35 @@ final class SessionServiceObject {
                 subscribers[sender]?.pid = Int32(pid)
             }
             if let held = release(id) { try? connection.reply(to: held, []) }
+            replayPresent(to: sender)
             pump.needsProcessing()
         }
-        if let asked { pidQueries[id] = asked } else if let held = release(id) { try? connection.reply(to: held, []) }
+        if let asked {
+            pidQueries[id] = asked
+        } else if let held = release(id) {
+            try? connection.reply(to: held, [])
+            replayPresent(to: sender)
+        }
+    }
+
+    /// A new subscriber hears of the keyboards already up as a watcher started now would: a
+    /// willShow and a didShow each, from off screen through its edge, nothing measured.
+    private func replayPresent(to name: String) {
+        guard let subscriber = subscribers[name] else { return }
+        for state in manager.visibleKeyboards {
+            var judged = state
+            judged.isLocal = subscriber.identity.isLocal(given: state.focus)
+            let begin =
+                state.hasKnownFrame
+                ? state.output.map { state.frame.movedOffScreen(through: state.dockedEdge ?? .bottom, of: $0.frame) }
+                    ?? state.frame.offsetBy(dx: 0, dy: state.frame.height) : .zero
+            for event in [KeyboardEvent.willShow, .didShow] {
+                let update = KeyboardUpdate(
+                    event: event, state: judged, backend: manager.backendName, beginFrame: begin, endFrame: state.frame,
+                    timing: .unknown, isVisible: true)
+                emit("SubscriberEvent", writer.line(for: update), to: name)
+            }
+        }
     }
 
     private var pidQueries: [Int: BusSlot] = [:]

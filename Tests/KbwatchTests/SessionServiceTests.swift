@@ -84,6 +84,18 @@ struct SessionServiceTests {
                 watcher.log.contains(#""event":"didChangeFrame""#)
             }
         }
+        // A subscriber that comes while the keyboard is up hears of it at once, at its frame.
+        let late = try Kbwatch.start(["--json", "--from-service", "--pid", "4242"], environment: env)
+        try Wait.require("the late subscriber's didShow (\(late.log))", timeout: 15) {
+            late.log.contains(#""event":"didShow""#)
+        }
+        let moved = try #require(
+            direct.log.split(separator: "\n").last { $0.contains(#""event":"didChangeFrame""#) }?
+                .firstMatch(of: /"endFrame":\{[^}]*\}/).map { String($0.output) })
+        let lateShow = late.log.split(separator: "\n").first { $0.contains(#""event":"didShow""#) } ?? ""
+        #expect(lateShow.contains(moved) && lateShow.contains(#""local":true"#), "\(lateShow) vs \(moved)")
+        late.signal(SIGINT)
+        #expect(late.waitForExit(timeout: 5) == 0)
         keyboard.stop()
         for watcher in watchers {
             try Wait.require("didHide (\(watcher.log))", timeout: 15) { watcher.log.contains(#""event":"didHide""#) }

@@ -8,7 +8,13 @@ output, it computes how much of its own window's bottom is covered, and pads the
 much. A will event already names where the keyboard is going, so the bar moves as the keyboard
 starts to; a hide gives the space back.
 
+With --service it starts no kbwatch: it takes the same lines from the session service (`kbwatch
+--serve`, org.keyboardadapter.Watcher on the session bus) through GDBus. It calls Subscribe, which
+starts the service when it is installed and not running (D-Bus activation), then GetState for the
+keyboards already up, and receives the SubscriberEvent signals the service sends to it alone.
+
     python3 Examples/python/kbbar.py [--kbwatch PATH] [--position X,Y] [--size WxH] [-- KBWATCH-ARGS]
+    python3 Examples/python/kbbar.py --service [--position X,Y] [--size WxH]
 
 After each relayout it prints `bar bottom Y inset N` (Y: the bar's bottom edge in screen
 coordinates; N: the covered inset), and at start `window 0x...` (its X window id). SIGINT and
@@ -27,7 +33,12 @@ import gi
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
 gi.require_version("GdkX11", "3.0")
-from gi.repository import Gdk, GdkX11, GLib, Gtk  # noqa: E402,F401 (GdkX11 gives windows their X id)
+from gi.repository import Gdk, GdkX11, Gio, GLib, Gtk  # noqa: E402,F401 (GdkX11 gives windows their X id)
+
+# The session service's name, object and interface (Interfaces/org.keyboardadapter.Watcher1.xml).
+SERVICE = "org.keyboardadapter.Watcher"
+SERVICE_PATH = "/org/keyboardadapter/Watcher"
+SERVICE_INTERFACE = "org.keyboardadapter.Watcher1"
 
 
 def say(text):
@@ -64,12 +75,37 @@ def bottom_inset(keyboards, window):
     return inset
 
 
-class KeyboardFeed:
-    """kbwatch --json in a subprocess, read in GLib's main loop; calls `changed` after each event."""
+class Feed:
+    """The keyboards that are up, from kbwatch's events; calls `changed` after each event."""
 
-    def __init__(self, command, changed):
+    def __init__(self, changed):
         self.changed = changed
         self.keyboards = {}  # id -> (left, top, right, bottom), for the keyboards that are up
+        self.failed = False  # the app then exits 1
+
+    def handle(self, event):
+        if event.get("schema") != 1 or event.get("event") == "progress":
+            return
+        keyboard = event["keyboard"]
+        say("%s %s" % (event["event"], keyboard["name"]))
+        if keyboard["kind"] != "keyboard":
+            return  # input-method panels sit beside the caret; the bar need not dodge them
+        if event["visible"] and event["endFrame"] is not None:
+            self.keyboards[keyboard["id"]] = clipped(event["endFrame"], event["output"])
+        else:
+            # Hidden, or up at an unknown place (null frames): nothing to measure.
+            self.keyboards.pop(keyboard["id"], None)
+        self.changed()
+
+    def stop(self):
+        pass
+
+
+class KeyboardFeed(Feed):
+    """kbwatch --json in a subprocess, read in GLib's main loop."""
+
+    def __init__(self, command, changed):
+        super().__init__(changed)
         self.pending = b""
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
         descriptor = self.process.stdout.fileno()
@@ -93,20 +129,6 @@ class KeyboardFeed:
                 self.handle(json.loads(line))
         return True
 
-    def handle(self, event):
-        if event.get("schema") != 1 or event.get("event") == "progress":
-            return
-        keyboard = event["keyboard"]
-        say("%s %s" % (event["event"], keyboard["name"]))
-        if keyboard["kind"] != "keyboard":
-            return  # input-method panels sit beside the caret; the bar need not dodge them
-        if event["visible"] and event["endFrame"] is not None:
-            self.keyboards[keyboard["id"]] = clipped(event["endFrame"], event["output"])
-        else:
-            # Hidden, or up at an unknown place (null frames): nothing to measure.
-            self.keyboards.pop(keyboard["id"], None)
-        self.changed()
-
     def stop(self):
         if self.process.poll() is None:
             self.process.terminate()
@@ -115,6 +137,95 @@ class KeyboardFeed:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+class ServiceFeed(Feed):
+    """The session service through GDBus: Subscribe, then the SubscriberEvent signals it sends.
+
+    The signals are subscribed to before Subscribe is called, so none sent after it is missed;
+    GetState, answered after every event sent before it, then gives the keyboards already up.
+    Both calls may start the service (they leave out NO_AUTO_START). When the service goes away
+    its keyboards are forgotten, and a second later the feed subscribes again, which starts a new
+    one. `options` are Subscribe's (a{sv}: "window_ids", "pids", "app_ids", "caller", "progress").
+    """
+
+    def __init__(self, options, changed):
+        super().__init__(changed)
+        self.options = options
+        self.bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+        self.bus.set_exit_on_close(False)  # a closed bus ends the main loop (closed), not the process
+        self.bus.connect("closed", self.closed)
+        self.bus.signal_subscribe(
+            SERVICE, SERVICE_INTERFACE, "SubscriberEvent", SERVICE_PATH, None, Gio.DBusSignalFlags.NONE,
+            self.signalled)
+        self.bus.signal_subscribe(
+            "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus", SERVICE,
+            Gio.DBusSignalFlags.NONE, self.owner_changed)
+        self.subscribe()
+
+    def call(self, method, arguments, reply_type, done):
+        # Flags NONE: the bus may start the service for this call (D-Bus activation).
+        self.bus.call(
+            SERVICE, SERVICE_PATH, SERVICE_INTERFACE, method, arguments, reply_type, Gio.DBusCallFlags.NONE, 25000,
+            None, self.answered, done)
+
+    def answered(self, bus, result, done):
+        try:
+            reply = bus.call_finish(result)
+        except GLib.Error as error:
+            say("kbwatch service: %s" % error.message)
+            self.failed = True
+            Gtk.main_quit()
+            return
+        done(reply)
+
+    def subscribe(self):
+        self.call("Subscribe", GLib.Variant("(a{sv})", (self.options,)), None, self.subscribed)
+        return False  # also a one-shot timeout
+
+    def subscribed(self, reply):
+        say("subscribed")
+        self.call("GetState", None, GLib.VariantType("(s)"), self.state)
+
+    def state(self, reply):
+        state = json.loads(reply.unpack()[0])
+        if state.get("schema") != 1:
+            return
+        self.keyboards = {}
+        for entry in state["keyboards"]:
+            keyboard = entry["keyboard"]
+            say("visible %s" % keyboard["name"])
+            if keyboard["kind"] == "keyboard" and entry["frame"] is not None:
+                self.keyboards[keyboard["id"]] = clipped(entry["frame"], entry["output"])
+        self.changed()
+
+    def signalled(self, bus, sender, path, interface, member, parameters):
+        if parameters.get_type_string() == "(s)":
+            self.handle(json.loads(parameters.unpack()[0]))
+
+    def owner_changed(self, bus, sender, path, interface, member, parameters):
+        name, old_owner, new_owner = parameters.unpack()
+        if not old_owner:
+            return  # started (by this feed's call, or by another client)
+        say("service gone")
+        self.keyboards = {}
+        self.changed()
+        GLib.timeout_add_seconds(1, self.subscribe)
+
+    def closed(self, bus, remote_peer_vanished, error):
+        say("session bus closed")
+        Gtk.main_quit()
+
+    def stop(self):
+        if self.bus.is_closed():
+            return
+        try:
+            # Leaving is polite, never a reason to start the service.
+            self.bus.call_sync(
+                SERVICE, SERVICE_PATH, SERVICE_INTERFACE, "Unsubscribe", None, None,
+                Gio.DBusCallFlags.NO_AUTO_START, 1000, None)
+        except GLib.Error:
+            pass  # not running: nothing to leave
 
 
 class BarWindow(Gtk.Window):
@@ -193,17 +304,25 @@ class BarWindow(Gtk.Window):
 def main():
     parser = argparse.ArgumentParser(description="An entry bar kept above the on-screen keyboard.")
     parser.add_argument("--kbwatch", default=os.environ.get("KBWATCH", "kbwatch"), help="the kbwatch program")
+    parser.add_argument("--service", action="store_true", help="use the session service, not a kbwatch child")
     parser.add_argument("--position", default="240,40", help="X,Y of the window (default 240,40)")
     parser.add_argument("--size", default="800x600", help="WxH of the window (default 800x600)")
     parser.add_argument("kbwatch_arguments", nargs="*", help="more kbwatch arguments, after --")
     arguments = parser.parse_args()
+    if arguments.service and arguments.kbwatch_arguments:
+        parser.error("--service runs no kbwatch to give arguments to")
     position = tuple(int(value) for value in arguments.position.split(","))
     size = tuple(int(value) for value in arguments.size.split("x"))
 
     window = BarWindow(position, size)
     window.show_all()
     say("window 0x%x" % window.get_window().get_xid())
-    window.feed = KeyboardFeed([arguments.kbwatch, "--json"] + arguments.kbwatch_arguments, window.relayout)
+    if arguments.service:
+        # The bar's own window counts as the app's when the service judges `local`.
+        options = {"window_ids": GLib.Variant("at", [window.get_window().get_xid()])}
+        window.feed = ServiceFeed(options, window.relayout)
+    else:
+        window.feed = KeyboardFeed([arguments.kbwatch, "--json"] + arguments.kbwatch_arguments, window.relayout)
     for number in (signal.SIGINT, signal.SIGTERM):
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, number, lambda: Gtk.main_quit() or False)
     window.relayout()
@@ -211,7 +330,7 @@ def main():
         Gtk.main()
     finally:
         window.feed.stop()
-    return 0
+    return 1 if window.feed.failed else 0
 
 
 if __name__ == "__main__":

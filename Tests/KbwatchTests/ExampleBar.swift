@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// What the bar examples (`Examples/python/kbbar.py`, `Examples/c/kbbar.c`) are checked by, on
+/// Xvfb with xvkbd: their window's client area is 800x600 at 240,40, so its bottom edge is at 640,
+/// and the bar must end exactly on the keyboard's top edge as `xwininfo -id` reports it.
+enum ExampleBar {
+    /// The window's command-line options, the same for every example.
+    static let window = ["--position", "240,40", "--size", "800x600"]
+    /// The window's bottom edge on screen.
+    static let bottom = 640
+    /// The session service's bus name.
+    static let service = "org.keyboardadapter.Watcher"
+
+    /// The bar bottoms an example has printed so far (`bar bottom Y inset N` lines).
+    static func barBottoms(_ log: String) -> [Int] {
+        log.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("bar bottom ") else { return nil }
+            return Int(line.dropFirst("bar bottom ".count).prefix { $0 != " " })
+        }
+    }
+
+    /// An X session (Xvfb, no window manager) with a private session bus whose activation
+    /// directory holds the service's file, as an installed kbwatch has it: the bus starts
+    /// `kbwatch --serve --idle-exit 5` on the first call to it.
+    final class ServiceWorld {
+        let session: X11Session
+        let bus: SessionBus
+
+        init() throws {
+            session = try X11Session()
+            let services = session.directory + "/services"
+            try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+            try "[D-BUS Service]\nName=\(ExampleBar.service)\nExec=\(Kbwatch.path) --serve --idle-exit 5\n".write(
+                toFile: services + "/\(ExampleBar.service).service", atomically: true, encoding: .utf8)
+            bus = try SessionBus(
+                directory: session.directory, home: session.directory + "/home", serviceDirectory: services)
+            try bus.setActivationEnvironment(["DISPLAY": session.display, "HOME": session.directory + "/home"])
+        }
+
+        /// The session's environment with the private bus as the session bus.
+        var environment: [String: String?] { ["DBUS_SESSION_BUS_ADDRESS": bus.address] }
+
+        /// The pid of the service's process, from the bus; nil while nobody owns the name.
+        func servicePID() throws -> Int32? {
+            guard try bus.hasOwner(ExampleBar.service) else { return nil }
+            let reply = try bus.call(
+                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+                ["string:\(ExampleBar.service)"])
+            return reply.split(separator: " ").last.flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+
+        func stop() {
+            bus.stop()
+            session.stop()
+        }
+    }
+
+    /// Waits until the last bar bottom `app` printed is `bottom` (or it ended), and expects it.
+    static func expectBar(_ app: ChildProcess, at bottom: Int, _ step: String) throws {
+        try Wait.require("the bar bottom at \(bottom) (\(step)); the app said:\n\(app.log)", timeout: 15) {
+            barBottoms(app.log).last == bottom || !app.isRunning
+        }
+        #expect(barBottoms(app.log).last == bottom, "\(step)")
+    }
+
+    /// The checks every example passes, its window alone on `session` at first: xvkbd shown over
+    /// the window's bottom 150 rows (the bar ends on its top edge), moved up to 380 (the bar
+    /// follows), `whileUp` (with xvkbd's window), hidden (the bar is back at the bottom); every
+    /// report is a laid-out bar, its bottom the window's bottom minus the inset.
+    static func followsKeyboard(
+        _ app: ChildProcess, on session: X11Session,
+        whileUp: (_ keyboard: UInt, _ top: Int) throws -> Void = { _, _ in }
+    ) throws {
+        try expectBar(app, at: bottom, "the window alone")
+
+        // Over the whole width of the screen.
+        try session.start("xvkbd", ["-geometry", "1280x220+0+490"])
+        var keyboard: UInt = 0
+        try Wait.require("xvkbd's window", timeout: 15) {
+            let found = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: session.environment)
+            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
+            return keyboard != 0
+        }
+        let shown = try #require(try session.xwininfo(keyboard))
+        #expect(shown.y < bottom && shown.y + shown.height > bottom, "xvkbd covers the window's bottom: \(shown)")
+        try expectBar(app, at: shown.y, "xvkbd shown")
+
+        try session.xdotool("windowmove", String(keyboard), "0", "380")
+        let moved = try #require(try session.xwininfo(keyboard))
+        #expect(moved.y == 380)
+        try expectBar(app, at: moved.y, "xvkbd moved up")
+        try whileUp(keyboard, moved.y)
+
+        try session.xdotool("windowunmap", String(keyboard))
+        try expectBar(app, at: bottom, "xvkbd hidden")
+        #expect(app.log.contains("willShow xvkbd") && app.log.contains("didHide xvkbd"), "\(app.log)")
+        let reports = app.log.split(separator: "\n").filter { $0.hasPrefix("bar bottom ") }
+        for report in reports {
+            let numbers = report.split(separator: " ").compactMap { Int($0) }
+            #expect(numbers.count == 2 && numbers[0] + numbers[1] == bottom, "\(report)")
+        }
+    }
+
+    /// The checks of an example that uses the session service (`app`, started by `start` on the
+    /// world's session with its bus): its Subscribe starts the service (bus activation); the bar
+    /// follows xvkbd as `followsKeyboard` checks; a service killed while xvkbd is up is noticed (its
+    /// keyboards forgotten, the bar back at the bottom) and the app subscribes again, which starts a
+    /// new service whose GetState or events put the bar back above xvkbd; SIGTERM ends the app
+    /// cleanly, and the service, left without subscribers, ends once idle.
+    static func followsKeyboardThroughService(
+        in world: ServiceWorld, start: () throws -> ChildProcess
+    ) throws {
+        #expect(try world.servicePID() == nil, "no service before the app")
+        let app = try start()
+        defer { print("the app on \(world.session.display) said:\n\(app.log)") }
+        try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
+            app.log.contains("\nsubscribed\n") || !app.isRunning
+        }
+        let first = try #require(try world.servicePID(), "the app's Subscribe started the service")
+        let program = try? String(contentsOfFile: "/proc/\(first)/comm", encoding: .utf8)
+        #expect(program == "kbwatch\n", "the service is kbwatch --serve: \(program ?? "gone")")
+        #expect(ChildProcess.descendants(of: app.pid).isEmpty, "the app runs no kbwatch of its own")
+
+        try followsKeyboard(app, on: world.session) { _, top in
+            let reports = barBottoms(app.log).count
+            kill(first, SIGKILL)
+            try Wait.require("the app to subscribe again; it said:\n\(app.log)", timeout: 30) {
+                app.log.components(separatedBy: "\nsubscribed\n").count == 3 || !app.isRunning
+            }
+            try expectBar(app, at: top, "xvkbd, from the new service")
+            let since = Array(barBottoms(app.log).dropFirst(reports))
+            #expect(since.first == bottom, "the keyboards forgotten while no service ran: \(since)")
+            #expect(app.log.contains("\nservice gone\n"))
+            let second = try #require(try world.servicePID())
+            #expect(second != first, "a new service")
+        }
+
+        app.signal(SIGTERM)
+        #expect(app.waitForExit(timeout: 10) == 0, "the app ends cleanly on SIGTERM")
+        try Wait.require("the service to end once idle (idle exit 5 s) after its subscriber left", timeout: 20) {
+            (try? world.bus.hasOwner(service)) == false
+        }
+    }
+}

@@ -96,7 +96,10 @@ struct SessionServiceTests {
         #expect(lateShow.contains(moved) && lateShow.contains(#""local":true"#), "\(lateShow) vs \(moved)")
         late.signal(SIGINT)
         #expect(late.waitForExit(timeout: 5) == 0)
-        keyboard.stop()
+        // Hidden through the service (xvkbd has no service: the window manager iconifies it).
+        let hide = try Kbwatch.run(["--from-service", "--hide"], environment: env)
+        #expect(hide.status == 0, "\(hide.stderr)")
+        defer { keyboard.stop() }
         for watcher in watchers {
             try Wait.require("didHide (\(watcher.log))", timeout: 15) { watcher.log.contains(#""event":"didHide""#) }
             watcher.signal(SIGINT)

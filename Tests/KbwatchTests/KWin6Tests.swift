@@ -28,13 +28,23 @@ struct KWin6Tests {
             if round < 3 { try kwin.forceActivate() } else { app.signal(SIGUSR1) }
             try kwin.waitForVisible(true)
             let shown = try local.next("didShow", after: index)
-            let frame = try #require(shown.rect("endFrame"), "round \(round): \(shown.values)")
+            #expect(shown.rect("endFrame") != nil, "round \(round): \(shown.values)")
             #expect(shown.string("geometry") == "derived", "round \(round)")
             #expect(shown.object("output").string("name") == "Virtual-0", "round \(round)")
-            try Wait.require("maliit's rectangle", timeout: 5) { kwin.maliitRectangle != nil }
-            // The keyboard's window in KWin is the rectangle maliit settles on.
-            #expect(frame == PrintedFrame(x: 0, y: 488, width: 1280, height: 312), "round \(round): \(frame)")
-            #expect(kwin.maliitRectangle == "0 488 1280 312", "round \(round)")
+            // The keyboard's window in KWin is the rectangle maliit logs once it has settled:
+            // 0,488 1280x312, or 0,449 1280x351 with its suggestion strip (an entry's focus may
+            // bring it); the first, cold show may step from one to the other (a frame change).
+            var reported: PrintedFrame?
+            let settled = Wait.until(timeout: 5) {
+                reported = Self.lastFrame(local, from: shown.index - 1)
+                return reported.map { "\($0.x) \($0.y) \($0.width) \($0.height)" } == kwin.maliitRectangle
+            }
+            #expect(
+                settled,
+                "round \(round): reported \(reported?.description ?? "none"), maliit \(kwin.maliitRectangle ?? "none")")
+            #expect(
+                ["0 488 1280 312", "0 449 1280 351"].contains(kwin.maliitRectangle ?? ""),
+                "round \(round): \(kwin.maliitRectangle ?? "none")")
             #expect(shown.values["local"] as? Bool == true, "round \(round): \(shown.values)")
             let seen = try other.next("didShow", after: 0)
             #expect(seen.values["local"] as? Bool == false, "\(seen.values)")
@@ -113,6 +123,14 @@ struct KWin6Tests {
         Thread.sleep(forTimeInterval: 0.5)
         #expect(next.lines.count == printed.0 && second.lines.count == printed.1, "\(next.lines.all.map(\.text))")
         #expect(next.isRunning && second.isRunning)
+    }
+}
+
+extension KWin6Tests {
+    /// The end frame of the last show or frame change printed from line `index` on.
+    static func lastFrame(_ watcher: WatchedProcess, from index: Int) -> PrintedFrame? {
+        watcher.lines.all.dropFirst(index).compactMap { try? JSONLine($0.text) }
+            .filter { ["didShow", "didChangeFrame"].contains($0.string("event") ?? "") }.last?.rect("endFrame")
     }
 }
 

@@ -5,10 +5,10 @@ import Testing
 /// kbwatch against a real compositor that cannot show keyboards to a client.
 @Suite("kbwatch on Wayland")
 struct LiveWaylandTests {
-    @Test("Weston: the wayland backend is unavailable; kbwatch exits 4 and says why")
-    func westonUnavailable() throws {
-        guard try Programs.ready(["weston", "setpriv"]) else { return }
-        let weston = try HeadlessWeston()
+    @Test("Weston: the wayland backend is unavailable; kbwatch exits 4 and says why", arguments: Stack.allCases)
+    func westonUnavailable(stack: Stack) throws {
+        guard try Userland.ready(stack, ["weston"]) else { return }
+        let weston = try HeadlessWeston(stack: stack)
         defer { weston.stop() }
         let result = try Kbwatch.run(
             ["--backend", "wayland"], environment: ["WAYLAND_DISPLAY": weston.socket, "DISPLAY": nil])

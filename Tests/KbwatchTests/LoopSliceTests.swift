@@ -57,10 +57,10 @@ struct LoopSliceTests {
         #expect(fields[16] == "5", "nice of the loop thread: \(fields[16])")
     }
 
-    @Test("Wayland: the slice is 0.1 ms while kbwatch watches headless sway")
-    func wayland() throws {
-        guard try Programs.ready(["sway"]) else { return }
-        let sway = try HeadlessSway()
+    @Test("Wayland: the slice is 0.1 ms while kbwatch watches headless sway", arguments: Stack.allCases)
+    func wayland(stack: Stack) throws {
+        guard try Userland.ready(stack, ["sway"]) else { return }
+        let sway = try HeadlessSway(stack: stack)
         defer { sway.stop() }
         let watcher = try Kbwatch.watch(["--backend", "wayland"], environment: sway.clientEnvironment)
         defer { watcher.stop() }

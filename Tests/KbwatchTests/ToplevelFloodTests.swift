@@ -4,6 +4,9 @@ import Testing
 
 /// A client that maps thousands of toplevels with long titles and app ids: every one is announced
 /// to kbwatch through wlr-foreign-toplevel-management and sway's IPC.
+///
+/// On Debian 12 only: sway 1.10 (Debian 13) spends minutes mapping 800 of these views, most of its
+/// time in wlroots 0.18's scene graph, and 5 000 take far longer than the 400 s allowed.
 @Suite("kbwatch: a flood of toplevels on sway")
 struct ToplevelFloodTests {
     static let count = 5000

@@ -11,16 +11,20 @@ extension WaylandIntegration {
     struct EdgeTests {
         static let output = Output(name: "HEADLESS-1", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
 
+        /// Each edge's dock: its thickness and the frame it takes on the 1280x800 output.
+        static let docks: [Edge: (thickness: Int, frame: Rect)] = [
+            .top: (50, Rect(x: 0, y: 0, width: 1280, height: 50)),
+            .left: (200, Rect(x: 0, y: 0, width: 200, height: 800)),
+            .right: (300, Rect(x: 980, y: 0, width: 300, height: 800)),
+        ]
+
         @Test(
             "a dock at the top, left or right is reported at that edge with its exact frame",
-            arguments: [
-                (Edge.top, 50, Rect(x: 0, y: 0, width: 1280, height: 50)),
-                (Edge.left, 200, Rect(x: 0, y: 0, width: 200, height: 800)),
-                (Edge.right, 300, Rect(x: 980, y: 0, width: 300, height: 800)),
-            ])
-        func edge(edge: Edge, thickness: Int, frame: Rect) throws {
-            guard try Fixture.ready(["sway"]) else { return }
-            let sway = try HeadlessSway()
+            arguments: [Edge.top, .left, .right], Stack.allCases)
+        func edge(edge: Edge, stack: Stack) throws {
+            guard try Userland.ready(stack, ["sway"]) else { return }
+            let (thickness, frame) = try #require(Self.docks[edge])
+            let sway = try HeadlessSway(stack: stack)
             defer { sway.stop() }
             let (_, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
             defer { watching.stop() }

@@ -43,10 +43,12 @@ extension WaylandIntegration {
                     ))
         }
 
-        @Test("compositor killed while a keyboard is visible: the keyboard hides, then the failure")
-        func compositorKilled() throws {
-            guard try Fixture.ready(["sway", "wvkbd-mobintl"]) else { return }
-            let sway = try HeadlessSway()
+        @Test(
+            "compositor killed while a keyboard is visible: the keyboard hides, then the failure",
+            arguments: Stack.allCases)
+        func compositorKilled(stack: Stack) throws {
+            guard try Userland.ready(stack, ["sway", "wvkbd-mobintl"]) else { return }
+            let sway = try HeadlessSway(stack: stack)
             defer { sway.stop() }
             let (_, sink, watching) = try Fixture.watch(
                 sway, until: "HEADLESS-1", measures: Rect(x: 0, y: 0, width: 1280, height: 800))

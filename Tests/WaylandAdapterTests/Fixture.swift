@@ -5,11 +5,6 @@ import WaylandAdapter
 
 /// Shared steps of the Wayland integration tests.
 enum Fixture {
-    /// False (after printing why) when a program is missing outside CI; throws under CI.
-    static func ready(_ programs: [String]) throws -> Bool {
-        try Programs.ready(programs + ["setpriv"])
-    }
-
     /// Starts a backend on `sway` with a tracking sink, and waits until it has measured `output`'s
     /// usable area as `area` (the probe is in place before the test does anything).
     static func watch(_ sway: HeadlessSway, until output: String, measures area: Rect) throws

@@ -32,7 +32,7 @@ extension WaylandIntegration {
             defer { keyboard.stop() }
             keyboard.signal(SIGUSR2)
             try sink.waitForUpdates(2, "wvkbd shown above the \(position.rawValue) bar")
-            // Both reservations are in place: the bar's and the keyboard's (wvkbd 0.13's 240 px,
+            // Both reservations are in place: the bar's and the keyboard's (wvkbd 0.12's 240 px,
             // 0.15's 250 px).
             let height = stack == .debian12 ? 240 : 250
             try Fixture.waitForUsableArea(

@@ -59,16 +59,7 @@ extension BusConnection {
     package func call(_ call: BusCall, values: [BusValue], timeout: Double) throws(BusFailure) -> BusMessage {
         let request = try message(for: call)
         try append(values, to: request)
-        var error = ka_bus_error_null()
-        defer { ka_bus_error_free(&error) }
-        var reply: OpaquePointer?
-        let status = sd_bus_call(bus, request.pointer, UInt64(timeout * 1_000_000), &error, &reply)
-        guard status >= 0, let reply else {
-            throw BusFailure(
-                code: -status, name: error.name.map { boundedString($0) },
-                message: error.message.map { conciseErrorMessage($0) })
-        }
-        return BusMessage(owning: reply)
+        return try waitForReply(to: request, timeout: timeout)
     }
 
     /// Answers `call` with `values`.

@@ -169,7 +169,11 @@ package final class BusConnection {
     /// Sends `call` and waits up to `timeout` seconds for its reply (for start-up and probes only:
     /// never on a loop that is running, whose other sources would wait).
     package func call(_ call: BusCall, timeout: Double) throws(BusFailure) -> BusMessage {
-        let request = try message(for: call)
+        try waitForReply(to: message(for: call), timeout: timeout)
+    }
+
+    /// Sends `request` and waits up to `timeout` seconds for its reply.
+    func waitForReply(to request: BusMessage, timeout: Double) throws(BusFailure) -> BusMessage {
         var error = ka_bus_error_null()
         defer { ka_bus_error_free(&error) }
         var reply: OpaquePointer?

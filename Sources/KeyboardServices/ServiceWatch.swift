@@ -16,7 +16,6 @@ final class ServiceWatch: @unchecked Sendable {
     private var pump: BusPump?
     private let interface: ServiceInterface
     private let changed: (KeyboardServiceState) -> Void
-    private let context: LoopContext
     private var matches: [BusSlot] = []
     /// Calls waiting for their reply, by a number of their own.
     private var pending: [Int: (slot: BusSlot?, completion: ((BusMessage?) -> Void))] = [:]
@@ -45,7 +44,6 @@ final class ServiceWatch: @unchecked Sendable {
         connection = try BusConnection(environment: environment)
         self.interface = interface
         self.changed = changed
-        self.context = context
         // Subscribed before asking, so that no change between the answer and the first signal is lost.
         let owner = try connection.addMatch(interface.ownerRule) { [unowned self] in self.ownerChanged($0) }
         let properties = try connection.addMatch(interface.propertiesRule) { [unowned self] in

@@ -91,14 +91,11 @@ final class SessionServiceObject {
     }
 
     private func emit(_ member: String, _ json: String, to destination: String? = nil) {
-        do throws(BusFailure) {
-            try connection.emit(
-                path: SessionServiceNames.objectPath, interface: SessionServiceNames.interfaceName, member: member,
-                [.string(json)], destination: destination)
-        } catch {
-            // The bus took no more (a client that never reads): counted, the others go on.
-            if let destination { subscribers[destination]?.refused += 1 }
-        }
+        // When the bus takes no more for one client (one that never reads), that one misses it
+        // and the others go on.
+        try? connection.emit(
+            path: SessionServiceNames.objectPath, interface: SessionServiceNames.interfaceName, member: member,
+            [.string(json)], destination: destination)
     }
 
     private func refreshPresent() {

@@ -98,8 +98,6 @@ struct SessionSubscribers {
         var pid: Int32?
         /// Follows the client's name, which going away forgets it.
         var ownerWatch: BusSlot?
-        /// Signals to it the bus refused (a client that never reads fills its queue).
-        var refused = 0
 
         var identity: AppIdentity {
             AppIdentity(

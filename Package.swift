@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "X11Adapter", targets: ["X11Adapter"]),
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KWinAdapter", targets: ["KWinAdapter"]),
+        .library(name: "GnomeAdapter", targets: ["GnomeAdapter"]),
         .library(name: "KeyboardServices", targets: ["KeyboardServices"]),
         .library(name: "KeyboardAdapter", targets: ["KeyboardAdapter"]),
         .executable(name: "kbwatch", targets: ["kbwatch"]),
@@ -69,11 +70,16 @@ let package = Package(
             name: "WaylandAdapter",
             dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland", "CWaylandProtocols"]),
         .target(name: "KWinAdapter", dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland"]),
+        // GNOME Shell's own keyboard, through the package's extension (Companions/gnome-shell).
+        .target(name: "GnomeAdapter", dependencies: ["KeyboardAdapterCore"]),
 
         // Umbrella: the core plus every backend, registered.
         .target(
             name: "KeyboardAdapter",
-            dependencies: ["KeyboardAdapterCore", "X11Adapter", "WaylandAdapter", "KWinAdapter", "KeyboardServices"]),
+            dependencies: [
+                "KeyboardAdapterCore", "X11Adapter", "WaylandAdapter", "KWinAdapter", "GnomeAdapter",
+                "KeyboardServices",
+            ]),
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),

@@ -1,4 +1,5 @@
 import Glibc
+import GnomeAdapter
 import KWinAdapter
 import KeyboardAdapterCore
 import KeyboardServices
@@ -15,10 +16,14 @@ import X11Adapter
 /// `LoggingSystem.bootstrap`, but additive and idempotent).
 public enum KeyboardAdapterBackends {
     /// Every shipped backend's registration. The x11 backend is joined with onboard's service,
-    /// the wayland backend with squeekboard's, the kwin backend with KWin's virtual keyboard.
+    /// the wayland backend with squeekboard's, the kwin backend with KWin's virtual keyboard, the
+    /// gnome backend with the package's GNOME Shell extension.
     public static var registrations: [BackendRegistry.Registration] {
-        [x11, wayland, kwin]
+        [x11, wayland, kwin, gnome]
     }
+
+    /// gnome with the package's GNOME Shell extension: frames at every step of the slide, show and hide.
+    public static let gnome = GnomeBackend.registration(service: { GnomeShellKeyboardService() })
 
     /// kwin with KWin's virtual-keyboard service: visibility, show and hide through KWin.
     public static let kwin = KWinBackend.registration(service: { DBusKeyboardService.kwinVirtualKeyboard() })

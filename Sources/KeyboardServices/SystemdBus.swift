@@ -359,6 +359,14 @@ package final class BusMessage {
         return value
     }
 
+    /// Reads a double ('d'); NaN and infinities are read as they are (callers bound them).
+    package func readDouble() throws(BusFailure) -> Double {
+        var value: Double = 0
+        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "d")), &value)
+        guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
+        return value
+    }
+
     /// Reads an unsigned 32-bit integer ('u').
     package func readUInt32() throws(BusFailure) -> UInt32 {
         var value: UInt32 = 0

@@ -40,6 +40,12 @@ enum Doctor {
             } else {
                 lines.append("    " + TerminalText.escape(availability.explanation))
             }
+            // In a GNOME session, what is installed here (the extension's folder, its settings).
+            if registration.name == "gnome", !isUnreachable(availability) {
+                lines += GnomeExtensionInstaller.doctorLines(environment: environment).map {
+                    "    " + TerminalText.escape($0)
+                }
+            }
             let (can, cannot) = describe(backend.capabilities)
             lines.append("    can see: " + (can.isEmpty ? "nothing" : can.joined(separator: ", ")))
             if !cannot.isEmpty { lines.append("    cannot see: " + cannot.joined(separator: ", ")) }
@@ -56,6 +62,11 @@ enum Doctor {
             lines.append("kbwatch cannot watch here: " + TerminalText.escape(error.description))
         }
         return lines
+    }
+
+    private static func isUnreachable(_ availability: BackendAvailability) -> Bool {
+        if case .unreachable = availability { return true }
+        return false
     }
 
     private static func label(_ availability: BackendAvailability) -> String {

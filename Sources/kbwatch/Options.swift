@@ -21,6 +21,10 @@ struct Options: Equatable {
         case version
         /// Serve the session (`--serve`).
         case serve
+        /// Install and enable the GNOME Shell extension (`--install-gnome-extension`).
+        case installGnomeExtension
+        /// Disable and remove it (`--uninstall-gnome-extension`).
+        case uninstallGnomeExtension
     }
 
     var mode: Mode = .watch
@@ -42,6 +46,9 @@ struct Options: Equatable {
     var idleExit: Double? = 30
     /// `--serve`: the most clients subscribed at once.
     var maximumSubscribers = 256
+    /// `--install-gnome-extension`: the GNOME Shell version to install for, instead of the one
+    /// that runs or is installed here.
+    var gnomeShellVersion: String?
 }
 
 /// A command-line mistake, said in one line.
@@ -108,6 +115,18 @@ extension Options {
             case "--hide":
                 modes.append(flag)
                 options.mode = .hide
+            case "--install-gnome-extension":
+                modes.append(flag)
+                options.mode = .installGnomeExtension
+            case "--uninstall-gnome-extension":
+                modes.append(flag)
+                options.mode = .uninstallGnomeExtension
+            case "--gnome-shell-version":
+                let text = try value(flag, inline: inline)
+                guard let major = Int(text.prefix { $0.isNumber }), major > 0, text.utf8.count <= 16,
+                    text.allSatisfy({ $0.isNumber || $0 == "." })
+                else { throw UsageError("--gnome-shell-version needs a version such as 48 or 43.9, not '\(text)'") }
+                options.gnomeShellVersion = text
             case "--pid":
                 let text = try value(flag, inline: inline)
                 guard let pid = Int32(text), pid > 0 else {
@@ -183,6 +202,9 @@ extension Options {
                     ? "\(styles[0]) can be given once" : "\(styles[0]) and \(styles[1]) cannot be used together")
         }
         if speedGiven && options.replayPath == nil { throw UsageError("--speed only applies to --replay") }
+        if options.gnomeShellVersion != nil && options.mode != .installGnomeExtension {
+            throw UsageError("--gnome-shell-version only applies to --install-gnome-extension")
+        }
         if let flag = serviceTimes.first, options.mode != .serve { throw UsageError("\(flag) only applies to --serve") }
         if serviceTimes.count > 1 { throw UsageError("--stay and --idle-exit cannot be used together") }
         if let flag = serviceLimits.first, options.mode != .serve {
@@ -193,6 +215,8 @@ extension Options {
                 (options.mode == .serve, "--serve"), (options.replayPath != nil, "--replay"),
                 (options.recordPath != nil, "--record"), (options.backend != nil, "--backend"),
                 (options.mode == .doctor, "--doctor"), (options.mode == .listBackends, "--list-backends"),
+                (options.mode == .installGnomeExtension, "--install-gnome-extension"),
+                (options.mode == .uninstallGnomeExtension, "--uninstall-gnome-extension"),
             ]
             if let (_, flag) = conflicting.first(where: \.0) {
                 throw UsageError("--from-service and \(flag) cannot be used together")

@@ -2,7 +2,7 @@ import KbwatchOutput
 
 /// `kbwatch --help`, and the exit codes.
 enum Usage {
-    static let version = "kbwatch 0.2.0"
+    static let version = "kbwatch 0.3.0"
 
     static var text: String {
         """
@@ -17,7 +17,7 @@ enum Usage {
           --format TEMPLATE    one line per event from a template, e.g. '%e %x %y %w %h'
                                (\\n and \\t are a newline and a tab; fields below)
         Source:
-          --backend NAME       x11, wayland or kwin (default: chosen from the session; also
+          --backend NAME       x11, wayland, kwin or gnome (default: chosen from the session; also
                                KEYBOARD_ADAPTER_BACKEND)
           --replay FILE        play a recording instead of watching ('-' reads stdin)
           --speed N|max        replay speed factor from 0.01 to 10000 (default 1), or as fast as possible
@@ -44,6 +44,14 @@ enum Usage {
           --max-subscribers N  with --serve: at most N clients subscribed at once (default 256)
           --from-service       watch (or --state, --show, --hide) through the session service
                                instead of watching here; the bus starts it when installed
+          --install-gnome-extension
+                               install and enable the GNOME Shell extension the gnome
+                               backend needs, in the flavour this GNOME Shell loads
+          --gnome-shell-version V
+                               with --install-gnome-extension: install for GNOME Shell V
+                               (such as 48) instead of the one that runs or is installed
+          --uninstall-gnome-extension
+                               disable and remove it
           --list-backends      list the backends, available or not and why
           --doctor             explain what this session offers and what kbwatch can see here
           -h, --help           this text
@@ -71,6 +79,7 @@ enum ExitCode: Int32, CaseIterable {
     case requestFailed = 8
     case outputFailed = 9
     case serviceUnavailable = 10
+    case extensionFailed = 11
 
     var meaning: String {
         switch self {
@@ -87,6 +96,8 @@ enum ExitCode: Int32, CaseIterable {
         case .serviceUnavailable:
             "--serve: the session bus cannot be used or another service serves it; --from-service: the "
                 + "service cannot be reached (the message says why)"
+        case .extensionFailed:
+            "--install-gnome-extension, --uninstall-gnome-extension: it could not be done (the message says why)"
         }
     }
 }

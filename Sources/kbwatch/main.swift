@@ -64,6 +64,17 @@ case .listBackends:
 case .doctor:
     Doctor.report(registry, environment: environment, chosen: options.backend).forEach { emit($0) }
     exit(ExitCode.success.rawValue)
+case .installGnomeExtension, .uninstallGnomeExtension:
+    do throws(InstallFailure) {
+        let lines =
+            options.mode == .installGnomeExtension
+            ? try GnomeExtensionInstaller.install(environment: environment, shellVersion: options.gnomeShellVersion)
+            : try GnomeExtensionInstaller.uninstall(environment: environment)
+        lines.forEach { emit(TerminalText.escape($0)) }
+    } catch {
+        fail(.extensionFailed, error.description)
+    }
+    exit(ExitCode.success.rawValue)
 case .watch, .state, .show, .hide, .serve:
     break
 }

@@ -31,6 +31,48 @@ struct CompanionTests {
             in: "Sources/KeyboardSessionService/SessionServiceNames.swift")
     }
 
+    @Test(
+        "the GNOME Shell extension kbwatch installs is Companions/gnome-shell and its interface XML, byte for byte",
+        arguments: [
+            ("legacyHead", "Companions/gnome-shell/legacy/extension.js"),
+            ("legacyMetadata", "Companions/gnome-shell/legacy/metadata.json"),
+            ("modulesHead", "Companions/gnome-shell/modules/extension.js"),
+            ("modulesMetadata", "Companions/gnome-shell/modules/metadata.json"),
+            ("body", "Companions/gnome-shell/keyboard-export.js"),
+            ("interfaceXML", "Interfaces/org.keyboardadapter.GnomeShell1.xml"),
+        ])
+    func gnomeExtensionEmbedded(name: String, file: String) throws {
+        let root = DocumentationTests.root
+        let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        let swift = try String(
+            contentsOf: root.appendingPathComponent("Sources/kbwatch/GnomeExtensionFiles.swift"), encoding: .utf8)
+        let start = try #require(swift.range(of: "static let \(name) = #\"\"\"\n"))
+        let end = try #require(swift.range(of: "\n        \"\"\"#", range: start.upperBound..<swift.endIndex))
+        let embedded = swift[start.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.hasPrefix("        ") ? String($0.dropFirst(8)) : String($0) }.joined(separator: "\n")
+        #expect(embedded == text, "\(name) and \(file) differ")
+    }
+
+    @Test("the extension, the backend and kbwatch name one release and one revision")
+    func gnomeExtensionRelease() throws {
+        let root = DocumentationTests.root
+        func read(_ path: String) throws -> String {
+            try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        }
+        let release = try #require(
+            try read("Sources/kbwatch/Usage.swift").firstMatch(of: /kbwatch (\d+\.\d+\.\d+)/)?.1)
+        #expect(try read("Companions/gnome-shell/keyboard-export.js").contains("const RELEASE = '\(release)';"))
+        #expect(try read("Companions/gnome-shell/keyboard-export.js").contains("const REVISION = 1;"))
+        for metadata in ["legacy", "modules"] {
+            #expect(
+                try read("Companions/gnome-shell/\(metadata)/metadata.json").contains(
+                    "\"version-name\": \"\(release)\""))
+        }
+        #expect(try read("Sources/KeyboardServices/GnomeShellProbe.swift").contains("release = \"\(release)\""))
+        #expect(try read("Sources/KeyboardServices/GnomeShellProbe.swift").contains("revision: UInt32 = 1"))
+        #expect(try read("Sources/kbwatch/GnomeExtensionInstaller.swift").contains("release = \"\(release)\""))
+    }
+
     /// The raw string literal in `source` (indented by eight spaces, which Swift strips) is `file`.
     static func expectEmbedded(_ file: String, in source: String) throws {
         let root = DocumentationTests.root

@@ -4,7 +4,8 @@ import Synchronization
 public struct BackendSessionHint: Sendable, Hashable {
     /// Variables whose presence means the backend's display server is reachable (`DISPLAY`).
     public var variables: [String]
-    /// The `XDG_SESSION_TYPE` value of its sessions (`x11`), used to break ties.
+    /// The `XDG_SESSION_TYPE` value of its sessions (`x11`), used to break ties; nil for a
+    /// backend that fits sessions of every type (GNOME's, Xorg or Wayland).
     public var sessionType: String?
     /// Which backend is tried first when several fit and `XDG_SESSION_TYPE` does not decide:
     /// the higher, the earlier. (A Wayland session also sets `DISPLAY` for XWayland, so the
@@ -137,8 +138,8 @@ public final class BackendRegistry: Sendable {
         throw reachable ? .noneAvailable(reasons: reasons) : .noDisplayServer(reasons: reasons)
     }
 
-    /// The registrations whose session variables are set, the one matching `XDG_SESSION_TYPE`
-    /// first, then by priority.
+    /// The registrations whose session variables are set, those matching `XDG_SESSION_TYPE` (or
+    /// fitting every type) first, each group by priority.
     func candidates(_ list: [Registration], environment: [String: String]) -> [Registration] {
         let present = list.filter { registration in
             registration.hint.variables.contains { environment[$0].map { !$0.isEmpty } ?? false }
@@ -147,6 +148,9 @@ public final class BackendRegistry: Sendable {
                 ? a.element.hint.priority > b.element.hint.priority : a.offset < b.offset
         }.map(\.element)
         let session = environment["XDG_SESSION_TYPE"]
-        return present.filter { $0.hint.sessionType == session } + present.filter { $0.hint.sessionType != session }
+        let fits = { (registration: Registration) in
+            registration.hint.sessionType == nil || registration.hint.sessionType == session
+        }
+        return present.filter(fits) + present.filter { !fits($0) }
     }
 }

@@ -36,13 +36,24 @@ public struct KeyboardObservation: Sendable, Hashable {
     public var focus: FocusedTopLevel?
     /// The active input layout, when known.
     public var layout: InputLayout?
+    /// Where the keyboard is going, when the display server names it before it gets there
+    /// (GNOME Shell eases its keyboard to a target it knows when the slide starts); nil when
+    /// nothing says. While the frame differs from it the keyboard is in motion: a show starts
+    /// while it is still off screen, a hide while it is still in place, both ending at this frame,
+    /// and the transition settles only once it has arrived (or after
+    /// ``KeyboardObservation/longestNamedStep`` without a step).
+    public var destination: Rect?
+
+    /// The longest a slide towards a named ``destination`` may go without a step before it counts
+    /// as settled where it stopped, in seconds.
+    public static let longestNamedStep = 1.0
 
     /// Creates an observation. `isShown` defaults to whether a frame is given; pass true with a
     /// nil frame and geometry `.unknown` for a keyboard known to be up at an unknown place.
     public init(
         time: Double, keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
         output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil,
-        isShown: Bool? = nil, focus: FocusedTopLevel? = nil
+        isShown: Bool? = nil, focus: FocusedTopLevel? = nil, destination: Rect? = nil
     ) {
         self.time = time
         self.keyboard = keyboard
@@ -55,5 +66,6 @@ public struct KeyboardObservation: Sendable, Hashable {
         self.isLocal = isLocal
         self.focus = focus
         self.layout = layout
+        self.destination = destination
     }
 }

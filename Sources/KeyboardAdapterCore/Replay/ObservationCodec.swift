@@ -8,7 +8,7 @@
 ///  "local":null,"layout":null}
 /// ```
 /// `"shown":true` with a null frame (and geometry `unknown`) says the keyboard is up at an unknown
-/// place. `frame` is required and null when the keyboard is not shown; `docked`, `edge`, `output`,
+/// place; `"to"`, a rectangle, says where the display server is moving it (GNOME Shell's slide). `frame` is required and null when the keyboard is not shown; `docked`, `edge`, `output`,
 /// `local` and `layout` may be null or left out.
 public enum ObservationCodec {
     /// Why a line could not be read.
@@ -38,6 +38,8 @@ public enum ObservationCodec {
         // `shown` is written only where it adds something (a visible keyboard at an unknown
         // place), so recordings of every other observation read as before.
         let shown: [(String, JSONValue)] = o.frame == nil && o.isShown ? [("shown", .bool(true))] : []
+        // Likewise `to`, only where the display server named where the keyboard is going.
+        let destination: [(String, JSONValue)] = o.destination.map { [("to", $0.json)] } ?? []
         return JSONValue.object(
             [
                 ("t", .number(time)),
@@ -49,7 +51,7 @@ public enum ObservationCodec {
                 ("geometry", .string(o.geometry.rawValue)),
                 ("local", .optional(o.isLocal, JSONValue.bool)),
                 ("layout", .optional(o.layout, \.json)),
-            ] + shown
+            ] + shown + destination
         ).rendered
     }
 
@@ -108,12 +110,13 @@ public enum ObservationCodec {
             InputLayout(name: try fields.string("name"), code: try fields.optionalString("code"))
         }
         let shown = try line.optionalBool("shown") == true
+        let destination = try line.optionalObject("to").map { fields throws(JSONParser.Failure) in try rect(fields) }
         return KeyboardObservation(
             time: t, keyboard: keyboard, frame: frame, isDocked: try line.optionalBool("docked"),
             dockedEdge: try line.optionalChoice("edge", as: Edge.self), output: output,
             geometry: try line.choice("geometry", as: GeometrySource.self),
             isLocal: try line.optionalBool("local"), layout: layout,
-            isShown: frame != nil || shown)
+            isShown: frame != nil || shown, destination: destination)
     }
 
     /// A rectangle's four fields, checked: sizes not negative, every number within ±2^30.

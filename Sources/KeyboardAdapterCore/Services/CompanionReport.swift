@@ -1,6 +1,6 @@
-/// What a companion the package runs inside the compositor (its KWin script) reports beside a
-/// keyboard's service: the keyboard's window and the window that has the focus. Values from the
-/// compositor, bounded before they get here.
+/// What a companion the package runs inside the compositor (its KWin script, its GNOME Shell
+/// extension) reports beside a keyboard's service: the keyboard's window and the window that has
+/// the focus. Values from the compositor, bounded before they get here.
 public struct CompanionReport: Sendable, Hashable {
     /// The keyboard's window as the compositor places it.
     public struct Panel: Sendable, Hashable {
@@ -8,11 +8,15 @@ public struct CompanionReport: Sendable, Hashable {
         public var frame: Rect
         /// The name of the output it is on, when the compositor says.
         public var outputName: String?
+        /// Where the compositor is moving it, when it says (GNOME Shell's slide target); nil
+        /// when it does not.
+        public var destination: Rect?
 
         /// Creates a panel.
-        public init(frame: Rect, outputName: String?) {
+        public init(frame: Rect, outputName: String?, destination: Rect? = nil) {
             self.frame = frame
             self.outputName = outputName
+            self.destination = destination
         }
     }
 
@@ -35,11 +39,15 @@ public struct CompanionReport: Sendable, Hashable {
     public var panel: Panel?
     /// The focused window; nil when none has the focus or it is not known.
     public var focus: Focus?
+    /// The output the keyboard is on, whole (its name and its frame), when the companion says so
+    /// (GNOME Shell's keyboard monitor); nil when only ``Panel/outputName`` is known.
+    public var output: Output?
 
     /// Creates a report.
-    public init(panel: Panel? = nil, focus: Focus? = nil) {
+    public init(panel: Panel? = nil, focus: Focus? = nil, output: Output? = nil) {
         self.panel = panel
         self.focus = focus
+        self.output = output
     }
 
     /// The focus as any app is judged by (``AppIdentity/isLocal(given:)``): no focused window

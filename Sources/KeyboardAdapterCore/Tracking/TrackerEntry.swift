@@ -30,7 +30,8 @@ struct TrackerContext: Sendable {
         let end = entry.destination ?? entry.begin
         let total = CurveFit.distance(entry.begin, end)
         let travelled = CurveFit.distance(entry.begin, entry.current ?? entry.begin)
-        let fraction = entry.isEndPredicted && total > 0 ? min(1, Double(travelled) / Double(total)) : nil
+        let known = entry.isEndPredicted || entry.isEndNamed
+        let fraction = known && total > 0 ? min(1, Double(travelled) / Double(total)) : nil
         return .progress(
             KeyboardProgress(
                 transition: transition, state: entry.state, beginFrame: entry.begin, endFrame: end,
@@ -53,6 +54,8 @@ struct Entry: Sendable {
     var destination: Rect?
     /// Whether `destination` was computed ahead (a docked slide-in, a hide) rather than seen.
     var isEndPredicted = false
+    /// Whether `destination` was named ahead by the display server (an observation's own).
+    var isEndNamed = false
     /// When the transition under way began (its first frame, or the off-screen frame before it).
     var transitionStart = 0.0
     var samples: [CurveFit.Sample] = []
@@ -139,7 +142,14 @@ struct Entry: Sendable {
         if let local = o.isLocal { isLocal = local }
         if let seen = o.focus { focus = seen }
 
-        guard placeUnknown || o.frame.map(isOnScreen) == true else {
+        if let frame = o.frame, let target = o.destination, frame != target,
+            startsNamedSlide(o, from: frame, to: target, tracker: tracker, into: &out)
+        {
+            return
+        }
+        // A show towards a named place may still be off screen in its first steps.
+        let inboundNamed = phase == .showing && isEndNamed && o.destination.map(isOnScreen) == true
+        guard placeUnknown || inboundNamed || o.frame.map(isOnScreen) == true else {
             disappear(offScreen: o.frame, at: o.time, tracker: tracker, into: &out)
             return
         }
@@ -156,11 +166,14 @@ struct Entry: Sendable {
             current = frame
             outputAtLastEvent = output
             phase = .showing
-            deadline = o.time + tracker.settleInterval
-            // A docked keyboard coming in through its edge ends flush with that edge: known now.
+            deadline = settleDeadline(o, tracker)
+            // A docked keyboard coming in through its edge ends flush with that edge: known now;
+            // the display server may name the end itself.
             let landing = placeUnknown ? nil : slideInDestination(for: frame)
-            destination = landing ?? frame
-            isEndPredicted = landing != nil
+            let named = o.destination.flatMap { isOnScreen($0) ? $0 : nil }
+            destination = named ?? landing ?? frame
+            isEndPredicted = named == nil && landing != nil
+            isEndNamed = named != nil
             transitionStart = start?.time ?? o.time
             out.append(
                 tracker.makeUpdate(
@@ -175,7 +188,7 @@ struct Entry: Sendable {
                 current = frame
                 outputAtLastEvent = output
                 record(CurveFit.Sample(time: o.time, frame: frame))
-                deadline = o.time + tracker.settleInterval
+                deadline = settleDeadline(o, tracker)
                 if moved {
                     out.append(tracker.makeProgress(phase == .showing ? .willShow : .willChangeFrame, self, at: o.time))
                 }
@@ -191,6 +204,7 @@ struct Entry: Sendable {
                 // Where a move ends cannot be known before it does.
                 destination = frame
                 isEndPredicted = false
+                isEndNamed = false
                 transitionStart = o.time
                 phase = .changing
                 deadline = o.time + tracker.settleInterval
@@ -204,7 +218,7 @@ struct Entry: Sendable {
                 let moved = frame != current
                 current = frame
                 record(CurveFit.Sample(time: o.time, frame: frame))
-                deadline = o.time + tracker.settleInterval
+                deadline = settleDeadline(o, tracker)
                 if moved { out.append(tracker.makeProgress(.willHide, self, at: o.time)) }
             } else {
                 // It came back in: the hide ends where it turned, and a new show starts.
@@ -244,21 +258,79 @@ struct Entry: Sendable {
         return frame.extendsPast(edge, of: output.frame) && !current.extendsPast(edge, of: output.frame)
     }
 
-    mutating func startHide(to frame: Rect, at time: Double, tracker: TrackerContext, into out: inout [TrackerEmission])
-    {
+    /// Starts a hide at `frame`: towards `named` when the display server named where it goes
+    /// (then nothing settles before it gets there), else just past the docked edge.
+    mutating func startHide(
+        to frame: Rect, named: Rect? = nil, at time: Double, tracker: TrackerContext,
+        into out: inout [TrackerEmission]
+    ) {
         begin = current ?? frame
         current = frame
         samples = [CurveFit.Sample(time: time, frame: frame)]
         phase = .hiding
-        deadline = time + tracker.settleInterval
+        deadline = time + (named == nil ? tracker.settleInterval : KeyboardObservation.longestNamedStep)
         // It leaves through its edge: both ends of the hide name the frame just past that edge.
-        destination = offScreenFrame(for: begin)
-        isEndPredicted = true
+        destination = named ?? offScreenFrame(for: begin)
+        isEndPredicted = named == nil
+        isEndNamed = named != nil
         transitionStart = time
         out.append(
             tracker.makeUpdate(
-                .willHide, self, begin: begin, end: destination ?? frame, predicted: true, duration: 0,
+                .willHide, self, begin: begin, end: destination ?? frame, predicted: isEndPredicted, duration: 0,
                 curve: .unknown, visible: false))
+    }
+
+    /// When a transition that just took observation `o` settles: after the settle interval, or,
+    /// while the keyboard is still on its way to a place the display server named, only once it
+    /// has gone that long without a step.
+    func settleDeadline(_ o: KeyboardObservation, _ tracker: TrackerContext) -> Double {
+        let inMotion = o.destination != nil && o.frame != o.destination
+        return o.time
+            + (inMotion ? max(tracker.settleInterval, KeyboardObservation.longestNamedStep) : tracker.settleInterval)
+    }
+
+    /// A slide whose end the display server names (`o.destination`), seen at its start: a show
+    /// begun off screen, a hide begun in place, or one turned into the other. True when `o` was
+    /// taken here.
+    mutating func startsNamedSlide(
+        _ o: KeyboardObservation, from frame: Rect, to target: Rect, tracker: TrackerContext,
+        into out: inout [TrackerEmission]
+    ) -> Bool {
+        let inbound = isOnScreen(target)
+        switch phase {
+        case .hidden where inbound && !isOnScreen(frame):
+            isLocal = o.isLocal ?? tracker.appTextInputActive
+            focus = o.focus
+            offScreen = nil
+            begin = frame
+            samples = [CurveFit.Sample(time: o.time, frame: frame)]
+            current = frame
+            outputAtLastEvent = output
+            phase = .showing
+            deadline = o.time + max(tracker.settleInterval, KeyboardObservation.longestNamedStep)
+            destination = target
+            isEndPredicted = false
+            isEndNamed = true
+            transitionStart = o.time
+            out.append(
+                tracker.makeUpdate(
+                    .willShow, self, begin: frame, end: target, duration: 0, curve: .unknown, visible: true))
+            return true
+        case .visible where !inbound:
+            startHide(to: frame, named: target, at: o.time, tracker: tracker, into: &out)
+            return true
+        case .showing where !inbound, .changing where !inbound:
+            complete(at: o.time, tracker: tracker, into: &out)
+            startHide(to: frame, named: target, at: o.time, tracker: tracker, into: &out)
+            return true
+        case .hiding where inbound:
+            // It turned back: the hide ends where it turned, and the show starts from there.
+            finishHide(end: current ?? frame, at: o.time, tracker: tracker, into: &out)
+            if !isOnScreen(frame) { return startsNamedSlide(o, from: frame, to: target, tracker: tracker, into: &out) }
+            return false
+        default:
+            return false
+        }
     }
 
     /// Ends a hide at `end`; `seen` is the last frame observed (when it differs from `end`, which
@@ -344,6 +416,7 @@ struct Entry: Sendable {
             deadline = time + tracker.settleInterval
             destination = end
             isEndPredicted = false
+            isEndNamed = false
             transitionStart = time
             out.append(
                 tracker.makeUpdate(
@@ -363,5 +436,6 @@ struct Entry: Sendable {
         outputAtLastEvent = nil
         destination = nil
         isEndPredicted = false
+        isEndNamed = false
     }
 }

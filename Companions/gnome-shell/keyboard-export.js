@@ -1,0 +1,223 @@
+// KeyboardAdapter's object inside GNOME Shell, shared by both flavours of the extension: the
+// flavour's own extension.js binds Gio, GLib, Shell, Main and Config, and this text follows it in
+// the installed extension.js. GNOME Shell draws its on-screen keyboard itself and tells no other
+// program where it is; this object, exported on the shell's own session-bus connection (so it
+// answers under org.gnome.Shell), says whether the keyboard is up, where, every step of its
+// slide, and which window had the focus when it changed; and it shows and hides the keyboard.
+// Its interface is org.keyboardadapter.GnomeShell1.xml, installed beside it. It runs nothing a
+// caller sends, and it is quiet while the keyboard is still.
+
+const RELEASE = '0.3.0';
+const REVISION = 1;
+const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
+const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';
+const DISABLED_ERROR = 'org.keyboardadapter.GnomeShell1.Disabled';
+const FAILED_ERROR = 'org.keyboardadapter.GnomeShell1.Failed';
+const MOST_APP_IDS = 8;
+const LONGEST_APP_ID = 256;
+
+class KeyboardExport {
+    constructor(extensionPath) {
+        const [, bytes] = GLib.file_get_contents(GLib.build_filenamev([extensionPath, INTERFACE_FILE]));
+        this._object = Gio.DBusExportedObject.wrapJSObject(new TextDecoder().decode(bytes), this);
+        this._actor = null;
+        this._actorSignals = [];
+        this._visible = false;
+        this._enabled = false;
+        this._lastFrame = null;
+        this._focus = [0, []];
+        this._rebindSource = 0;
+        this._visibilitySignal = Main.keyboard.connect('visibility-changed', () => {
+            this._rebind();
+            this._announce();
+        });
+        // The shell recreates its keyboard's actor when the keyboard is enabled or disabled (the
+        // setting, or a touch screen's touch mode): look again after each of those.
+        this._settings = new Gio.Settings({schema_id: 'org.gnome.desktop.a11y.applications'});
+        this._settingsSignal = this._settings.connect('changed', () => this._rebindLater());
+        this._deviceSignal = global.backend.connect('last-device-changed', () => this._rebindLater());
+        this._rebind();
+        this._visible = Boolean(Main.keyboard.visible);
+        this._object.export(Gio.DBus.session, OBJECT_PATH);
+        this._object.emit_signal('Started', null);
+    }
+
+    destroy() {
+        this._object.emit_signal('Stopping', null);
+        this._object.flush();
+        this._object.unexport();
+        Main.keyboard.disconnect(this._visibilitySignal);
+        this._settings.disconnect(this._settingsSignal);
+        global.backend.disconnect(this._deviceSignal);
+        if (this._rebindSource)
+            GLib.source_remove(this._rebindSource);
+        this._rebindSource = 0;
+        this._unbindActor();
+    }
+
+    get Revision() {
+        return REVISION;
+    }
+
+    get Release() {
+        return RELEASE;
+    }
+
+    get ShellVersion() {
+        return Config.PACKAGE_VERSION;
+    }
+
+    get Enabled() {
+        return this._actor !== null;
+    }
+
+    GetState() {
+        return [this._visible, this._frame() ?? [0, 0, 0, 0], this._monitor(), this._focus];
+    }
+
+    ShowAsync(_parameters, invocation) {
+        if (!Main.keyboard.keyboardActor)
+            return this._refuse(invocation);
+        return this._answer(invocation, () => Main.keyboard.open(Main.layoutManager.focusIndex));
+    }
+
+    HideAsync(_parameters, invocation) {
+        if (!Main.keyboard.keyboardActor)
+            return this._refuse(invocation);
+        return this._answer(invocation, () => Main.keyboard.close());
+    }
+
+    // The shell's own open and close can throw (its first close after start fails without ibus'
+    // typing-booster schema): the caller gets the reason, never a call left without a reply.
+    _answer(invocation, request) {
+        try {
+            request();
+        } catch (error) {
+            return invocation.return_dbus_error(FAILED_ERROR, String(error?.message ?? error).slice(0, 512));
+        }
+        return invocation.return_value(null);
+    }
+
+    _refuse(invocation) {
+        invocation.return_dbus_error(DISABLED_ERROR,
+            'the on-screen keyboard is disabled (org.gnome.desktop.a11y.applications screen-keyboard-enabled is false)');
+    }
+
+    _rebindLater() {
+        if (this._rebindSource)
+            return;
+        this._rebindSource = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            this._rebindSource = 0;
+            this._rebind();
+            return GLib.SOURCE_REMOVE;
+        });
+    }
+
+    _rebind() {
+        const actor = Main.keyboard.keyboardActor ?? null;
+        if (actor !== this._actor) {
+            this._unbindActor();
+            this._actor = actor;
+            if (actor) {
+                this._actorSignals = [
+                    actor.connect('notify::translation-y', () => this._moved()),
+                    actor.connect('notify::allocation', () => this._moved()),
+                    actor.connect('destroy', () => {
+                        this._unbindActor();
+                        this._rebindLater();
+                    }),
+                ];
+            }
+        }
+        if (this._enabled !== (actor !== null)) {
+            this._enabled = actor !== null;
+            this._object.emit_property_changed('Enabled', GLib.Variant.new_boolean(this._enabled));
+        }
+        // A keyboard destroyed while up (disabled by its setting) says no visibility-changed.
+        if (this._visible && !Main.keyboard.visible)
+            this._announce();
+    }
+
+    _unbindActor() {
+        for (const id of this._actorSignals)
+            this._actor?.disconnect(id);
+        this._actorSignals = [];
+        this._actor = null;
+    }
+
+    _frame() {
+        if (!this._actor)
+            return null;
+        const extents = this._actor.get_transformed_extents();
+        return [extents.origin.x, extents.origin.y, extents.size.width, extents.size.height];
+    }
+
+    // Where the slide that starts now ends: the shell eases translation-y to minus the height to
+    // show the keyboard and back to zero to hide it.
+    _target(visible) {
+        const frame = this._frame();
+        if (!frame)
+            return [0, 0, 0, 0];
+        const translation = visible ? -this._actor.height : 0;
+        return [frame[0], frame[1] + translation - this._actor.translation_y, frame[2], frame[3]];
+    }
+
+    _monitor() {
+        const monitor = Main.layoutManager.keyboardMonitor ?? Main.layoutManager.primaryMonitor;
+        if (!monitor)
+            return [0, 0, 0, 0, 0, 1];
+        return [monitor.index, monitor.x, monitor.y, monitor.width, monitor.height, monitor.geometry_scale ?? 1];
+    }
+
+    _onScreen(frame) {
+        const [, x, y, width, height] = this._monitor();
+        return frame[2] > 0 && frame[3] > 0 && frame[0] < x + width && frame[0] + frame[2] > x &&
+            frame[1] < y + height && frame[1] + frame[3] > y;
+    }
+
+    _focusedWindow() {
+        const window = global.display.focus_window;
+        if (!window)
+            return [0, []];
+        const ids = [];
+        const add = id => {
+            if (typeof id === 'string' && id.length > 0 && id.length <= LONGEST_APP_ID &&
+                !ids.includes(id) && ids.length < MOST_APP_IDS)
+                ids.push(id);
+        };
+        const app = Shell.WindowTracker.get_default().get_window_app(window);
+        if (app && !app.is_window_backed())
+            add(app.get_id());
+        add(window.get_gtk_application_id());
+        add(window.get_sandboxed_app_id?.());
+        add(window.get_wm_class());
+        add(window.get_wm_class_instance());
+        const pid = window.get_pid();
+        return [pid > 0 ? pid : 0, ids];
+    }
+
+    _announce() {
+        const visible = Boolean(Main.keyboard.visible);
+        if (visible === this._visible)
+            return;
+        this._visible = visible;
+        this._focus = this._focusedWindow();
+        const frame = this._frame() ?? [0, 0, 0, 0];
+        this._lastFrame = frame;
+        this._object.emit_signal('VisibilityChanged', new GLib.Variant('(b(dddd)(dddd)(uiiiid)(uas)t)', [
+            visible, frame, this._target(visible), this._monitor(), this._focus, GLib.get_monotonic_time(),
+        ]));
+    }
+
+    _moved() {
+        const frame = this._frame();
+        const last = this._lastFrame;
+        if (!frame || (last && frame.every((value, index) => value === last[index])))
+            return;
+        // Hidden and off screen before and after: the place it waits in, nothing to say.
+        if (!this._visible && !this._onScreen(frame) && !(last && this._onScreen(last)))
+            return;
+        this._lastFrame = frame;
+        this._object.emit_signal('Moved', new GLib.Variant('((dddd)t)', [frame, GLib.get_monotonic_time()]));
+    }
+}

@@ -1,0 +1,97 @@
+import KeyboardAdapterCore
+import Synchronization
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// GNOME Shell's own on-screen keyboard, heard through the package's GNOME Shell extension
+/// (Companions/gnome-shell) on the session bus: `org.keyboardadapter.GnomeShell1` at
+/// `/org/keyboardadapter/GnomeShell` under `org.gnome.Shell`. The shell draws its keyboard
+/// itself and tells no other program where it is; the extension reports its rectangle at every
+/// step of its slide (``KeyboardServiceState/companion``), whether it is up, the focused window
+/// when it changed, and shows and hides it. The state is `running` while the shell owns its name;
+/// its companion is nil while the extension does not report (not installed, disabled, another
+/// release: ``KeyboardServiceState/companionStatus`` says which and what fixes it).
+public final class GnomeShellKeyboardService: KeyboardService {
+    private let environment: [String: String]
+    private let shared = Mutex(Shared())
+
+    private struct Shared: @unchecked Sendable {
+        // @unchecked: the watch is only used on its loop's thread; it is kept here to reach it
+        // through `loop.perform`, which hops there.
+        var state = KeyboardServiceState(status: .unknown)
+        var watch: GnomeShellWatch?
+        weak var loop: KeyboardRunLoop?
+    }
+
+    /// A service on the session bus of `environment`.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// `gnome-shell`.
+    public var name: String { "gnome-shell" }
+    /// `GNOME Shell keyboard`.
+    public var keyboardName: String { "GNOME Shell keyboard" }
+    /// Where the extension answers.
+    public var address: String {
+        "\(GnomeShellProbe.interface) of org.gnome.Shell at \(GnomeShellProbe.objectPath) on the session bus"
+    }
+    /// GNOME Shell's keyboard always docks at the bottom of its monitor.
+    public var dockedEdge: Edge? { .bottom }
+    /// What the extension said last.
+    public var state: KeyboardServiceState { shared.withLock { $0.state } }
+
+    /// Connects on the loop's thread, reads the extension's state, and follows it.
+    public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
+        guard shared.withLock({ $0.watch == nil }) else { return }
+        do {
+            let watch = try GnomeShellWatch(environment: environment, context: context) { [weak self] state in
+                self?.shared.withLock { $0.state = state }
+                onChange(state)
+            }
+            let state = watch.current
+            shared.withLock { shared in
+                shared.watch = watch
+                shared.loop = context.runLoop
+                shared.state = state
+            }
+        } catch {
+            let state = KeyboardServiceState(status: .busUnavailable(ServiceProbe.noBusReason(error)))
+            shared.withLock { $0.state = state }
+        }
+    }
+
+    /// Disconnects; requests still waiting fail. Idempotent.
+    public func stop() {
+        let watch = shared.withLock { shared in
+            defer {
+                shared.watch = nil
+                shared.loop = nil
+            }
+            return shared.watch
+        }
+        watch?.close()
+    }
+
+    /// Opens or closes the keyboard through the extension (`Show`, `Hide`); `completion` runs on
+    /// the loop's thread once the shell replied.
+    public func requestVisible(
+        _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
+        let (watch, loop, state) = shared.withLock { ($0.watch, $0.loop, $0.state) }
+        guard let watch, let loop else {
+            return completion(
+                .failure(.unsupported("\(name): \(state.status == .unknown ? "not started" : "\(state)")")))
+        }
+        loop.perform { watch.request(visible: visible, completion: completion) }
+    }
+
+    /// What the shell and the extension say now, on a short connection.
+    public func probe() -> KeyboardServiceState {
+        GnomeShellWatch.state(GnomeShellProbe.run(environment: environment, timeout: GnomeShellWatch.startTimeout))
+    }
+}

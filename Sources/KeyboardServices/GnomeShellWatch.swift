@@ -1,0 +1,230 @@
+import Glibc
+import KeyboardAdapterCore
+
+/// The package's GNOME Shell extension heard on a session bus connection of its own, in the run
+/// loop through a ``BusPump``: its signals (taken only from `org.gnome.Shell`'s owner), the shell
+/// coming and going (NameOwnerChanged), the extension being disabled (`Stopping`) and enabled
+/// again (`Started`); show and hide requests. Used on the loop's thread only.
+final class GnomeShellWatch: @unchecked Sendable {
+    // @unchecked: created on the loop's thread and used there only; the service keeps it (under
+    // its mutex) to reach it through `loop.perform` and to close it from `stop`, on that thread.
+
+    /// How long start-up calls may wait (the loop's other sources wait meanwhile).
+    static let startTimeout = 1.0
+    /// How long a show or hide request or a state read waits for its reply.
+    static let requestTimeout = 5.0
+
+    private let connection: BusConnection
+    private var pump: BusPump?
+    private var matches: [BusSlot] = []
+    private var pending: [Int: (slot: BusSlot?, completion: (BusMessage?) -> Void)] = [:]
+    private var nextCall = 0
+    /// The shell's unique name while it runs.
+    private var owner: String?
+    private var shellVersion: String?
+    private let changed: (KeyboardServiceState) -> Void
+    private(set) var current = KeyboardServiceState(status: .unknown)
+    private(set) var isClosed = false
+
+    init(environment: [String: String], context: LoopContext, changed: @escaping (KeyboardServiceState) -> Void)
+        throws(BusFailure)
+    {
+        connection = try BusConnection(environment: environment)
+        self.changed = changed
+        // Subscribed before asking, so that nothing between the answer and the first signal is lost.
+        matches.append(
+            try connection.addMatch(
+                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(GnomeShellProbe.shellName)'"
+            ) { [unowned self] in self.ownerChanged($0) })
+        matches.append(
+            try connection.addMatch(
+                "type='signal',sender='\(GnomeShellProbe.shellName)',path='\(GnomeShellProbe.objectPath)',"
+                    + "interface='\(GnomeShellProbe.interface)'"
+            ) { [unowned self] in self.signal($0) })
+        let probe = GnomeShellProbe.run(on: connection, timeout: Self.startTimeout)
+        if case .noBus(let reason) = probe.finding { throw BusFailure(code: ECONNREFUSED, message: reason) }
+        owner = probe.owner
+        shellVersion = probe.shellVersion
+        current = Self.state(probe)
+        let pump = BusPump(connection, context: context)
+        pump.onBroken = { [unowned self] reason in self.fail(reason: reason) }
+        self.pump = pump
+    }
+
+    /// The service state a probe amounts to.
+    static func state(_ probe: GnomeShellProbe) -> KeyboardServiceState {
+        guard probe.finding == .ready, let state = probe.state else {
+            return KeyboardServiceState(
+                status: probe.finding == .noShell ? .notRunning : .running, isVisible: nil, pid: probe.shellPID,
+                companionStatus: probe.problem)
+        }
+        return KeyboardServiceState(
+            status: .running, isVisible: state.visible, pid: probe.shellPID,
+            companion: report(state),
+            companionStatus: status(shellVersion: probe.shellVersion, state: state)
+                + (probe.keyboardEnabled == false
+                    ? "; the keyboard is disabled (org.gnome.desktop.a11y.applications screen-keyboard-enabled)" : ""))
+    }
+
+    private static func report(_ state: GnomeShellMessages.KeyboardState, destination: Rect? = nil)
+        -> CompanionReport
+    {
+        CompanionReport(
+            panel: state.frame.map {
+                CompanionReport.Panel(frame: $0, outputName: state.output?.name, destination: destination)
+            },
+            focus: state.focus, output: state.output)
+    }
+
+    private static func status(shellVersion: String?, state: GnomeShellMessages.KeyboardState) -> String {
+        "extension \(GnomeShellProbe.release) in GNOME Shell \(shellVersion ?? "(version unknown)") reports the "
+            + "keyboard \(state.visible ? "visible" : "hidden")"
+            + (state.frame.map { " at \($0)" } ?? "") + (state.output.map { " on \($0)" } ?? "")
+    }
+
+    // MARK: - Signals
+
+    private func signal(_ message: BusMessage) {
+        // A well-known sender in a match rule is the daemon's to resolve, but only the shell's
+        // own connection speaks for it.
+        guard let owner, message.sender == owner, let member = message.member.name else { return }
+        switch member {
+        case "VisibilityChanged":
+            guard let (state, target) = GnomeShellMessages.visibilityChanged(message), var next = ready() else {
+                return
+            }
+            next.isVisible = state.visible
+            next.companion = Self.report(state, destination: target)
+            next.companionStatus = Self.status(shellVersion: shellVersion, state: state)
+            update(next)
+        case "Moved":
+            guard let moved = GnomeShellMessages.moved(message), var next = ready(),
+                var report = next.companion
+            else { return }
+            let destination = report.panel?.destination
+            report.panel = moved.map {
+                CompanionReport.Panel(frame: $0, outputName: report.output?.name, destination: destination)
+            }
+            next.companion = report
+            update(next)
+        case "Started":
+            reread()
+        case "Stopping":
+            update(
+                KeyboardServiceState(
+                    status: .running, pid: current.pid,
+                    companionStatus: "the KeyboardAdapter extension was disabled: waiting for it to be enabled again"))
+        default:
+            return
+        }
+    }
+
+    /// The current state when the extension is known to report; nil before its state was read.
+    private func ready() -> KeyboardServiceState? {
+        current.companion == nil ? nil : current
+    }
+
+    private func ownerChanged(_ message: BusMessage) {
+        guard message.hasSignature("sss"), (try? message.readString()) == GnomeShellProbe.shellName,
+            (try? message.readString()) != nil, let newOwner = try? message.readString()
+        else { return }
+        owner = newOwner.isEmpty ? nil : newOwner
+        guard owner != nil else {
+            // The shell went away (ended, or restarted on X11): its keyboard with it.
+            return update(
+                KeyboardServiceState(
+                    status: .notRunning, companionStatus: "GNOME Shell went away: waiting for it to come back"))
+        }
+        update(
+            KeyboardServiceState(
+                status: .running, companionStatus: "GNOME Shell started: waiting for the KeyboardAdapter extension"))
+        // The extension may already be enabled (its Started was sent before the name moved).
+        reread()
+    }
+
+    /// Reads the extension's state again (after `Started` or a new shell), asynchronously.
+    private func reread() {
+        let call = BusCall(
+            destination: GnomeShellProbe.shellName, path: GnomeShellProbe.objectPath,
+            interface: GnomeShellProbe.interface, member: "GetState")
+        send(call) { [unowned self] reply in
+            guard let reply, reply.error == nil, let state = GnomeShellMessages.state(reply) else { return }
+            self.update(
+                KeyboardServiceState(
+                    status: .running, isVisible: state.visible, pid: self.current.pid, companion: Self.report(state),
+                    companionStatus: Self.status(shellVersion: self.shellVersion, state: state)))
+        }
+        if current.pid == nil {
+            send(.busDriver("GetConnectionUnixProcessID", [.string(GnomeShellProbe.shellName)])) {
+                [unowned self] reply in
+                guard let reply, reply.error == nil, reply.hasSignature("u"), let pid = try? reply.readUInt32(),
+                    pid > 0, pid <= UInt32(Int32.max), self.current.isRunning
+                else { return }
+                var state = self.current
+                state.pid = Int32(pid)
+                self.update(state)
+            }
+        }
+    }
+
+    // MARK: - Requests
+
+    /// Sends `Show` or `Hide`; `completion` gets the outcome on the loop's thread.
+    func request(visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void) {
+        guard !isClosed, current.companion != nil else {
+            return completion(
+                .failure(.unsupported("gnome-shell: \(current.companionStatus ?? current.description)")))
+        }
+        let call = BusCall(
+            destination: GnomeShellProbe.shellName, path: GnomeShellProbe.objectPath,
+            interface: GnomeShellProbe.interface, member: visible ? "Show" : "Hide")
+        send(call) { reply in
+            guard let reply else { return completion(.failure(.failed("gnome-shell: the session bus went away"))) }
+            if let error = reply.error {
+                completion(.failure(.failed("GNOME Shell refused: \(error)")))
+            } else {
+                completion(.success(()))
+            }
+        }
+    }
+
+    private func send(_ call: BusCall, handler: @escaping (BusMessage?) -> Void) {
+        let id = nextCall
+        nextCall += 1
+        do {
+            let slot = try connection.callAsync(call, timeout: Self.requestTimeout) { [unowned self] reply in
+                self.pending.removeValue(forKey: id)?.completion(reply)
+            }
+            pending[id] = (slot, handler)
+            pump?.needsProcessing()
+        } catch {
+            handler(nil)
+        }
+    }
+
+    private func update(_ state: KeyboardServiceState) {
+        guard state != current else { return }
+        current = state
+        changed(state)
+    }
+
+    // MARK: - End
+
+    /// Unsubscribes, fails the requests still waiting, and closes the connection. Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        pump?.close()
+        pump = nil
+        matches.removeAll()
+        let waiting = pending
+        pending.removeAll()
+        for (_, call) in waiting.sorted(by: { $0.key < $1.key }) { call.completion(nil) }
+    }
+
+    private func fail(reason: String) {
+        close()
+        update(KeyboardServiceState(status: .busUnavailable(reason)))
+    }
+}

@@ -1,0 +1,394 @@
+// The texts of Companions/gnome-shell and Interfaces/org.keyboardadapter.GnomeShell1.xml, which
+// RepositoryTests keep identical to those files: kbwatch carries the extension it installs, so that
+// it installs from wherever kbwatch itself is installed.
+
+extension GnomeExtensionInstaller {
+    /// The head of extension.js for GNOME Shell 43 and 44 (Companions/gnome-shell/legacy/extension.js).
+    static let legacyHead = #"""
+        // KeyboardAdapter's GNOME Shell extension for GNOME Shell 43 and 44, whose extensions are scripts
+        // loaded through imports. The installed extension.js is this text followed by keyboard-export.js.
+        /* exported init */
+        const {Gio, GLib, Shell} = imports.gi;
+        const Main = imports.ui.main;
+        const Config = imports.misc.config;
+        const ExtensionUtils = imports.misc.extensionUtils;
+
+        class KeyboardAdapterExtension {
+            enable() {
+                this._export = new KeyboardExport(ExtensionUtils.getCurrentExtension().path);
+            }
+
+            disable() {
+                this._export?.destroy();
+                this._export = null;
+            }
+        }
+
+        function init() {
+            return new KeyboardAdapterExtension();
+        }
+
+        """#
+
+    /// metadata.json for GNOME Shell 43 and 44.
+    static let legacyMetadata = #"""
+        {
+          "uuid": "keyboard-adapter@keyboardadapter.org",
+          "name": "KeyboardAdapter",
+          "description": "Tells other programs over D-Bus where GNOME Shell's on-screen keyboard is, every step of its slide and whose window it came up for, and shows and hides it for them (org.keyboardadapter.GnomeShell1).",
+          "shell-version": ["43", "44"],
+          "version-name": "0.3.0"
+        }
+
+        """#
+
+    /// The head of extension.js for GNOME Shell 45 and later (Companions/gnome-shell/modules/extension.js).
+    static let modulesHead = #"""
+        // KeyboardAdapter's GNOME Shell extension for GNOME Shell 45 and later, whose extensions are ES
+        // modules. The installed extension.js is this text followed by keyboard-export.js.
+        import Gio from 'gi://Gio';
+        import GLib from 'gi://GLib';
+        import Shell from 'gi://Shell';
+        import * as Main from 'resource:///org/gnome/shell/ui/main.js';
+        import * as Config from 'resource:///org/gnome/shell/misc/config.js';
+        import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+
+        export default class KeyboardAdapterExtension extends Extension {
+            enable() {
+                this._export = new KeyboardExport(this.path);
+            }
+
+            disable() {
+                this._export?.destroy();
+                this._export = null;
+            }
+        }
+
+        """#
+
+    /// metadata.json for GNOME Shell 45 and later.
+    static let modulesMetadata = #"""
+        {
+          "uuid": "keyboard-adapter@keyboardadapter.org",
+          "name": "KeyboardAdapter",
+          "description": "Tells other programs over D-Bus where GNOME Shell's on-screen keyboard is, every step of its slide and whose window it came up for, and shows and hides it for them (org.keyboardadapter.GnomeShell1).",
+          "shell-version": ["45", "46", "47", "48", "49"],
+          "version-name": "0.3.0"
+        }
+
+        """#
+
+    /// The object both flavours share, which follows the head in extension.js.
+    static let body = #"""
+        // KeyboardAdapter's object inside GNOME Shell, shared by both flavours of the extension: the
+        // flavour's own extension.js binds Gio, GLib, Shell, Main and Config, and this text follows it in
+        // the installed extension.js. GNOME Shell draws its on-screen keyboard itself and tells no other
+        // program where it is; this object, exported on the shell's own session-bus connection (so it
+        // answers under org.gnome.Shell), says whether the keyboard is up, where, every step of its
+        // slide, and which window had the focus when it changed; and it shows and hides the keyboard.
+        // Its interface is org.keyboardadapter.GnomeShell1.xml, installed beside it. It runs nothing a
+        // caller sends, and it is quiet while the keyboard is still.
+
+        const RELEASE = '0.3.0';
+        const REVISION = 1;
+        const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
+        const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';
+        const DISABLED_ERROR = 'org.keyboardadapter.GnomeShell1.Disabled';
+        const FAILED_ERROR = 'org.keyboardadapter.GnomeShell1.Failed';
+        const MOST_APP_IDS = 8;
+        const LONGEST_APP_ID = 256;
+
+        class KeyboardExport {
+            constructor(extensionPath) {
+                const [, bytes] = GLib.file_get_contents(GLib.build_filenamev([extensionPath, INTERFACE_FILE]));
+                this._object = Gio.DBusExportedObject.wrapJSObject(new TextDecoder().decode(bytes), this);
+                this._actor = null;
+                this._actorSignals = [];
+                this._visible = false;
+                this._enabled = false;
+                this._lastFrame = null;
+                this._focus = [0, []];
+                this._rebindSource = 0;
+                this._visibilitySignal = Main.keyboard.connect('visibility-changed', () => {
+                    this._rebind();
+                    this._announce();
+                });
+                // The shell recreates its keyboard's actor when the keyboard is enabled or disabled (the
+                // setting, or a touch screen's touch mode): look again after each of those.
+                this._settings = new Gio.Settings({schema_id: 'org.gnome.desktop.a11y.applications'});
+                this._settingsSignal = this._settings.connect('changed', () => this._rebindLater());
+                this._deviceSignal = global.backend.connect('last-device-changed', () => this._rebindLater());
+                this._rebind();
+                this._visible = Boolean(Main.keyboard.visible);
+                this._object.export(Gio.DBus.session, OBJECT_PATH);
+                this._object.emit_signal('Started', null);
+            }
+
+            destroy() {
+                this._object.emit_signal('Stopping', null);
+                this._object.flush();
+                this._object.unexport();
+                Main.keyboard.disconnect(this._visibilitySignal);
+                this._settings.disconnect(this._settingsSignal);
+                global.backend.disconnect(this._deviceSignal);
+                if (this._rebindSource)
+                    GLib.source_remove(this._rebindSource);
+                this._rebindSource = 0;
+                this._unbindActor();
+            }
+
+            get Revision() {
+                return REVISION;
+            }
+
+            get Release() {
+                return RELEASE;
+            }
+
+            get ShellVersion() {
+                return Config.PACKAGE_VERSION;
+            }
+
+            get Enabled() {
+                return this._actor !== null;
+            }
+
+            GetState() {
+                return [this._visible, this._frame() ?? [0, 0, 0, 0], this._monitor(), this._focus];
+            }
+
+            ShowAsync(_parameters, invocation) {
+                if (!Main.keyboard.keyboardActor)
+                    return this._refuse(invocation);
+                return this._answer(invocation, () => Main.keyboard.open(Main.layoutManager.focusIndex));
+            }
+
+            HideAsync(_parameters, invocation) {
+                if (!Main.keyboard.keyboardActor)
+                    return this._refuse(invocation);
+                return this._answer(invocation, () => Main.keyboard.close());
+            }
+
+            // The shell's own open and close can throw (its first close after start fails without ibus'
+            // typing-booster schema): the caller gets the reason, never a call left without a reply.
+            _answer(invocation, request) {
+                try {
+                    request();
+                } catch (error) {
+                    return invocation.return_dbus_error(FAILED_ERROR, String(error?.message ?? error).slice(0, 512));
+                }
+                return invocation.return_value(null);
+            }
+
+            _refuse(invocation) {
+                invocation.return_dbus_error(DISABLED_ERROR,
+                    'the on-screen keyboard is disabled (org.gnome.desktop.a11y.applications screen-keyboard-enabled is false)');
+            }
+
+            _rebindLater() {
+                if (this._rebindSource)
+                    return;
+                this._rebindSource = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+                    this._rebindSource = 0;
+                    this._rebind();
+                    return GLib.SOURCE_REMOVE;
+                });
+            }
+
+            _rebind() {
+                const actor = Main.keyboard.keyboardActor ?? null;
+                if (actor !== this._actor) {
+                    this._unbindActor();
+                    this._actor = actor;
+                    if (actor) {
+                        this._actorSignals = [
+                            actor.connect('notify::translation-y', () => this._moved()),
+                            actor.connect('notify::allocation', () => this._moved()),
+                            actor.connect('destroy', () => {
+                                this._unbindActor();
+                                this._rebindLater();
+                            }),
+                        ];
+                    }
+                }
+                if (this._enabled !== (actor !== null)) {
+                    this._enabled = actor !== null;
+                    this._object.emit_property_changed('Enabled', GLib.Variant.new_boolean(this._enabled));
+                }
+                // A keyboard destroyed while up (disabled by its setting) says no visibility-changed.
+                if (this._visible && !Main.keyboard.visible)
+                    this._announce();
+            }
+
+            _unbindActor() {
+                for (const id of this._actorSignals)
+                    this._actor?.disconnect(id);
+                this._actorSignals = [];
+                this._actor = null;
+            }
+
+            _frame() {
+                if (!this._actor)
+                    return null;
+                const extents = this._actor.get_transformed_extents();
+                return [extents.origin.x, extents.origin.y, extents.size.width, extents.size.height];
+            }
+
+            // Where the slide that starts now ends: the shell eases translation-y to minus the height to
+            // show the keyboard and back to zero to hide it.
+            _target(visible) {
+                const frame = this._frame();
+                if (!frame)
+                    return [0, 0, 0, 0];
+                const translation = visible ? -this._actor.height : 0;
+                return [frame[0], frame[1] + translation - this._actor.translation_y, frame[2], frame[3]];
+            }
+
+            _monitor() {
+                const monitor = Main.layoutManager.keyboardMonitor ?? Main.layoutManager.primaryMonitor;
+                if (!monitor)
+                    return [0, 0, 0, 0, 0, 1];
+                return [monitor.index, monitor.x, monitor.y, monitor.width, monitor.height, monitor.geometry_scale ?? 1];
+            }
+
+            _onScreen(frame) {
+                const [, x, y, width, height] = this._monitor();
+                return frame[2] > 0 && frame[3] > 0 && frame[0] < x + width && frame[0] + frame[2] > x &&
+                    frame[1] < y + height && frame[1] + frame[3] > y;
+            }
+
+            _focusedWindow() {
+                const window = global.display.focus_window;
+                if (!window)
+                    return [0, []];
+                const ids = [];
+                const add = id => {
+                    if (typeof id === 'string' && id.length > 0 && id.length <= LONGEST_APP_ID &&
+                        !ids.includes(id) && ids.length < MOST_APP_IDS)
+                        ids.push(id);
+                };
+                const app = Shell.WindowTracker.get_default().get_window_app(window);
+                if (app && !app.is_window_backed())
+                    add(app.get_id());
+                add(window.get_gtk_application_id());
+                add(window.get_sandboxed_app_id?.());
+                add(window.get_wm_class());
+                add(window.get_wm_class_instance());
+                const pid = window.get_pid();
+                return [pid > 0 ? pid : 0, ids];
+            }
+
+            _announce() {
+                const visible = Boolean(Main.keyboard.visible);
+                if (visible === this._visible)
+                    return;
+                this._visible = visible;
+                this._focus = this._focusedWindow();
+                const frame = this._frame() ?? [0, 0, 0, 0];
+                this._lastFrame = frame;
+                this._object.emit_signal('VisibilityChanged', new GLib.Variant('(b(dddd)(dddd)(uiiiid)(uas)t)', [
+                    visible, frame, this._target(visible), this._monitor(), this._focus, GLib.get_monotonic_time(),
+                ]));
+            }
+
+            _moved() {
+                const frame = this._frame();
+                const last = this._lastFrame;
+                if (!frame || (last && frame.every((value, index) => value === last[index])))
+                    return;
+                // Hidden and off screen before and after: the place it waits in, nothing to say.
+                if (!this._visible && !this._onScreen(frame) && !(last && this._onScreen(last)))
+                    return;
+                this._lastFrame = frame;
+                this._object.emit_signal('Moved', new GLib.Variant('((dddd)t)', [frame, GLib.get_monotonic_time()]));
+            }
+        }
+
+        """#
+
+    /// The extension's interface, which it reads from its folder.
+    static let interfaceXML = #"""
+        <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+        <!--
+          KeyboardAdapter's GNOME Shell extension: GNOME Shell's on-screen keyboard as the shell itself
+          sees it, exported on the shell's own session-bus connection (so under org.gnome.Shell) at
+          /org/keyboardadapter/GnomeShell. Rectangles are (x, y, width, height) in the stage's logical
+          pixels, as doubles; times are CLOCK_MONOTONIC microseconds (g_get_monotonic_time). A monitor is
+          (index, x, y, width, height, scale); a focus is (pid, app ids): the pid of the window that has
+          the focus, 0 when none or unknown, and the names the shell gives its app (its desktop file id,
+          GTK application id, sandboxed app id, WM_CLASS parts: at most 8, each at most 256 bytes).
+        -->
+        <node>
+          <interface name="org.keyboardadapter.GnomeShell1">
+            <!-- This interface's revision: 1. -->
+            <property name="Revision" type="u" access="read">
+              <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
+            </property>
+            <!-- The KeyboardAdapter release the extension belongs to, such as 0.3.0. -->
+            <property name="Release" type="s" access="read">
+              <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
+            </property>
+            <!-- GNOME Shell's version, such as 43.9. -->
+            <property name="ShellVersion" type="s" access="read">
+              <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
+            </property>
+            <!--
+              Whether the shell's keyboard exists: org.gnome.desktop.a11y.applications
+              screen-keyboard-enabled, or a touch screen in touch mode.
+            -->
+            <property name="Enabled" type="b" access="read">
+              <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"/>
+            </property>
+
+            <!--
+              The keyboard now: whether it is visible (true from the start of its slide in to the start of
+              its slide out), its rectangle (empty when disabled; while hidden, the place below the monitor
+              it slides in from), its monitor, and the focus when it last changed visibility.
+            -->
+            <method name="GetState">
+              <arg name="visible" type="b" direction="out"/>
+              <arg name="frame" type="(dddd)" direction="out"/>
+              <arg name="monitor" type="(uiiiid)" direction="out"/>
+              <arg name="focus" type="(uas)" direction="out"/>
+            </method>
+            <!--
+              Opens the keyboard on the monitor that has the focus, as the shell does for a text field:
+              after its 300 ms rest, with its slide. Fails with org.keyboardadapter.GnomeShell1.Disabled
+              when the keyboard is disabled, with org.keyboardadapter.GnomeShell1.Failed and the shell's
+              reason when the shell's own request throws.
+            -->
+            <method name="Show"/>
+            <!-- Closes the keyboard the shell's way. Fails like Show when the keyboard is disabled. -->
+            <method name="Hide"/>
+
+            <!--
+              The keyboard starts to show or to hide (the start of its slide): where it is now, where the
+              slide ends (the shell's own target), its monitor, the focus, and when.
+            -->
+            <signal name="VisibilityChanged">
+              <arg name="visible" type="b"/>
+              <arg name="frame" type="(dddd)"/>
+              <arg name="target" type="(dddd)"/>
+              <arg name="monitor" type="(uiiiid)"/>
+              <arg name="focus" type="(uas)"/>
+              <arg name="time" type="t"/>
+            </signal>
+            <!--
+              One step of a slide, or any other change of the keyboard's rectangle while it is visible or
+              on screen; one last step when a slide out leaves the monitor. Nothing while it stays still or
+              hidden.
+            -->
+            <signal name="Moved">
+              <arg name="frame" type="(dddd)"/>
+              <arg name="time" type="t"/>
+            </signal>
+            <!-- The extension was enabled (also after the shell restarted). -->
+            <signal name="Started"/>
+            <!-- The extension is being disabled: nothing more is said until the next Started. -->
+            <signal name="Stopping"/>
+          </interface>
+        </node>
+
+        """#
+}

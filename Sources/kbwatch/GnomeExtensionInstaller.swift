@@ -1,0 +1,264 @@
+import Foundation
+import Glibc
+import KbwatchOutput
+
+/// `kbwatch --install-gnome-extension` and `--uninstall-gnome-extension`: the package's GNOME
+/// Shell extension written to the user's extensions folder in the flavour the shell needs
+/// (scripts for 43 and 44, ES modules from 45 on), added to `org.gnome.shell enabled-extensions`,
+/// and what else it takes to run. GNOME Shell reads its extensions folder only when it starts: an
+/// extension it has not seen yet (or whose older release it runs) starts at the next login.
+enum GnomeExtensionInstaller {
+    static let uuid = "keyboard-adapter@keyboardadapter.org"
+    static let release = "0.3.0"
+    static let objectPath = "/org/keyboardadapter/GnomeShell"
+
+    /// Which extension style a shell needs.
+    enum Flavour: String {
+        case legacy, modules
+
+        /// The style GNOME Shell `major` loads.
+        init(major: Int) { self = major >= 45 ? .modules : .legacy }
+
+        var files: [(name: String, text: String)] {
+            let head = self == .modules ? modulesHead : legacyHead
+            return [
+                ("extension.js", head + "\n" + body),
+                ("metadata.json", self == .modules ? modulesMetadata : legacyMetadata),
+                ("org.keyboardadapter.GnomeShell1.xml", interfaceXML),
+            ]
+        }
+    }
+
+    /// The extension's folder: `$XDG_DATA_HOME` (or `~/.local/share`) `/gnome-shell/extensions/<uuid>`.
+    static func folder(_ environment: [String: String]) -> String? {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return data + "/gnome-shell/extensions/" + uuid
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return home + "/.local/share/gnome-shell/extensions/" + uuid
+    }
+
+    /// Installs and enables the extension for `shellVersion`, or for the shell that runs (or is
+    /// installed) here; the lines say what was done and what is left to do.
+    static func install(environment: [String: String], shellVersion: String? = nil) throws(InstallFailure)
+        -> [String]
+    {
+        guard let folder = folder(environment) else { throw InstallFailure("HOME is not set: no extensions folder") }
+        let running = runningShell(environment)
+        guard let version = shellVersion ?? running ?? installedShellVersion() else {
+            throw InstallFailure(
+                "cannot tell GNOME Shell's version: it does not answer on the session bus and `gnome-shell --version` "
+                    + "does not run")
+        }
+        guard let major = Int(version.prefix { $0.isNumber }), major >= 43 else {
+            throw InstallFailure("GNOME Shell \(version) is too old: the extension needs GNOME Shell 43 or later")
+        }
+        let flavour = Flavour(major: major)
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for file in flavour.files {
+                try file.text.write(toFile: folder + "/" + file.name, atomically: true, encoding: .utf8)
+            }
+        } catch {
+            throw InstallFailure("cannot write \(folder): \(error.localizedDescription)")
+        }
+        var lines = ["installed the KeyboardAdapter extension \(release) for GNOME Shell \(version) in \(folder)"]
+        try changeEnabled(adding: true, environment: environment)
+        lines.append("enabled it in org.gnome.shell enabled-extensions")
+        if settingsValue("org.gnome.shell", "disable-user-extensions", environment) == "true" {
+            lines.append(
+                "note: org.gnome.shell disable-user-extensions is true, which keeps every user extension off; "
+                    + "`gsettings set org.gnome.shell disable-user-extensions false` turns them on")
+        }
+        guard running != nil else {
+            lines.append("GNOME Shell is not running here: the extension starts with it")
+            return lines
+        }
+        if waitUntilAnswering(environment, timeout: 3) {
+            lines.append("GNOME Shell runs it now: `kbwatch --backend gnome` can watch")
+        } else if environment["XDG_SESSION_TYPE"] == "x11" {
+            lines.append(
+                "GNOME Shell reads new extensions when it starts: restart it (Alt+F2, then r) or log out and in again")
+        } else {
+            lines.append(
+                "GNOME Shell on Wayland reads new extensions only when it starts: log out and in again to start it")
+        }
+        return lines
+    }
+
+    /// Disables the extension and removes its folder.
+    static func uninstall(environment: [String: String]) throws(InstallFailure) -> [String] {
+        guard let folder = folder(environment) else { throw InstallFailure("HOME is not set: no extensions folder") }
+        try changeEnabled(adding: false, environment: environment)
+        var lines = ["removed the KeyboardAdapter extension from org.gnome.shell enabled-extensions"]
+        if FileManager.default.fileExists(atPath: folder) {
+            do {
+                try FileManager.default.removeItem(atPath: folder)
+            } catch {
+                throw InstallFailure("cannot remove \(folder): \(error.localizedDescription)")
+            }
+            lines.append("removed \(folder)")
+        } else {
+            lines.append("\(folder) was not there")
+        }
+        return lines
+    }
+
+    /// What `--doctor` adds about the extension on this machine: its folder, its release, whether
+    /// it is enabled, and whether the shell's keyboard is.
+    static func doctorLines(environment: [String: String]) -> [String] {
+        var lines: [String] = []
+        if let folder = folder(environment) {
+            let metadata = try? String(contentsOfFile: folder + "/metadata.json", encoding: .utf8)
+            let installed = metadata.flatMap { text in
+                text.range(of: "\"version-name\": \"").map { range in
+                    String(text[range.upperBound...].prefix { $0 != "\"" }.prefix(32))
+                }
+            }
+            lines.append(
+                "extension folder \(folder): " + (installed.map { "release \($0)" } ?? "not installed"))
+        }
+        if let enabled = settingsValue("org.gnome.shell", "enabled-extensions", environment) {
+            lines.append(
+                "org.gnome.shell enabled-extensions " + (enabled.contains("'\(uuid)'") ? "lists" : "omits") + " it")
+        }
+        if let keyboard = settingsValue("org.gnome.desktop.a11y.applications", "screen-keyboard-enabled", environment) {
+            lines.append("screen-keyboard-enabled: \(keyboard)")
+        }
+        return lines
+    }
+
+    // MARK: - The shell and its settings
+
+    /// GNOME Shell's version as it answers on the bus, when it runs.
+    private static func runningShell(_ environment: [String: String]) -> String? {
+        let result = run(
+            "gdbus",
+            [
+                "call", "--session", "--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell", "--method",
+                "org.freedesktop.DBus.Properties.Get", "org.gnome.Shell", "ShellVersion",
+            ], environment)
+        guard result.status == 0, let start = result.output.firstIndex(of: "'") else { return nil }
+        let version = result.output[result.output.index(after: start)...].prefix { $0 != "'" }
+        return version.isEmpty ? nil : String(version.prefix(32))
+    }
+
+    /// The installed shell's version, from `gnome-shell --version` (`GNOME Shell 43.9`).
+    private static func installedShellVersion() -> String? {
+        let result = run("gnome-shell", ["--version"], ProcessInfo.processInfo.environment)
+        guard result.status == 0, let range = result.output.range(of: "GNOME Shell ") else { return nil }
+        let version = result.output[range.upperBound...].prefix { !$0.isWhitespace }
+        return version.isEmpty ? nil : String(version.prefix(32))
+    }
+
+    /// Whether the extension's object answers (the shell enabled it live).
+    private static func waitUntilAnswering(_ environment: [String: String], timeout: Double) -> Bool {
+        let end = Date().addingTimeInterval(timeout)
+        repeat {
+            let result = run(
+                "gdbus",
+                [
+                    "call", "--session", "--dest", "org.gnome.Shell", "--object-path", objectPath, "--method",
+                    "org.freedesktop.DBus.Properties.Get", "org.keyboardadapter.GnomeShell1", "Release",
+                ], environment)
+            if result.status == 0, result.output.contains("'\(release)'") { return true }
+            usleep(100_000)
+        } while Date() < end
+        return false
+    }
+
+    /// Adds the uuid to (or removes it from) `enabled-extensions`, and removes it from
+    /// `disabled-extensions` when adding.
+    private static func changeEnabled(adding: Bool, environment: [String: String]) throws(InstallFailure) {
+        guard let current = settingsValue("org.gnome.shell", "enabled-extensions", environment) else {
+            throw InstallFailure(
+                "cannot read org.gnome.shell enabled-extensions with gsettings (is GNOME Shell installed?)")
+        }
+        var list = parseStringList(current)
+        list.removeAll { $0 == uuid }
+        if adding { list.append(uuid) }
+        try setSettings("org.gnome.shell", "enabled-extensions", list, environment)
+        if adding, let disabled = settingsValue("org.gnome.shell", "disabled-extensions", environment) {
+            let others = parseStringList(disabled)
+            if others.contains(uuid) {
+                try setSettings("org.gnome.shell", "disabled-extensions", others.filter { $0 != uuid }, environment)
+            }
+        }
+    }
+
+    /// The strings of a GVariant `as` as gsettings prints it: `['a', 'b']` or `@as []`.
+    static func parseStringList(_ text: String) -> [String] {
+        var items: [String] = []
+        var current: String?
+        var escaped = false
+        for character in text {
+            if var item = current {
+                if escaped {
+                    item.append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "'" {
+                    items.append(item)
+                    current = nil
+                    continue
+                } else {
+                    item.append(character)
+                }
+                current = item
+            } else if character == "'" {
+                current = ""
+            }
+        }
+        return items
+    }
+
+    private static func setSettings(
+        _ schema: String, _ key: String, _ list: [String], _ environment: [String: String]
+    ) throws(InstallFailure) {
+        let value =
+            list.isEmpty
+            ? "@as []"
+            : "["
+                + list.map { "'" + $0.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
+                .joined(separator: ", ") + "]"
+        let result = run("gsettings", ["set", schema, key, value], environment)
+        guard result.status == 0 else {
+            throw InstallFailure("gsettings set \(schema) \(key) failed: \(result.output.prefix(300))")
+        }
+    }
+
+    private static func settingsValue(_ schema: String, _ key: String, _ environment: [String: String]) -> String? {
+        let result = run("gsettings", ["get", schema, key], environment)
+        return result.status == 0 ? result.output.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+    }
+
+    /// Runs a program found on PATH, its output (stdout and stderr, at most 64 KiB) and status;
+    /// status 127 when it cannot be started.
+    private static func run(_ program: String, _ arguments: [String], _ environment: [String: String])
+        -> (status: Int32, output: String)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return (127, "")
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile().prefix(65_536)
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Why the extension could not be installed or removed.
+struct InstallFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// GNOME: the real gnome-shell, headless (43 from Debian 12, 48 from the Debian 13 userland), its
+/// own on-screen keyboard opened by a click in a GTK 3 entry and closed by the focus moving away,
+/// watched by the host's kbwatch through the package's GNOME Shell extension.
+@Suite("gnome: GNOME Shell's keyboard through the package's extension", .serialized)
+struct GnomeTests {
+    /// A window that is one GTK 3 entry (a click anywhere in it lands in the entry), named by its
+    /// first argument (its Wayland app id).
+    static let entryScript = """
+        import sys
+        import gi
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gtk, GLib
+
+        GLib.set_prgname(sys.argv[1])
+        window = Gtk.Window(title=sys.argv[1])
+        window.set_default_size(480, 160)
+        box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        entry = Gtk.Entry()
+        box.pack_start(entry, True, True, 0)
+        window.add(box)
+        window.connect("destroy", Gtk.main_quit)
+        window.show_all()
+        Gtk.main()
+
+        """
+
+    /// A window with a button only: activating it takes the focus from the entry.
+    static let otherScript = """
+        import gi
+        gi.require_version("Gtk", "3.0")
+        from gi.repository import Gtk, GLib
+
+        GLib.set_prgname("kbother")
+        window = Gtk.Window(title="other")
+        window.set_default_size(320, 120)
+        window.add(Gtk.Button(label="no text here"))
+        window.connect("destroy", Gtk.main_quit)
+        window.show_all()
+        Gtk.main()
+
+        """
+
+    /// The shell, its keyboard warmed up, an entry app and another app.
+    struct Session {
+        let gnome: HeadlessGnomeShell
+        let entry: ChildProcess
+        let other: ChildProcess
+
+        init(stack: Stack, withExtension: Bool = true) throws {
+            gnome = try HeadlessGnomeShell(stack: stack, withExtension: withExtension)
+            do {
+                try gnome.warmUp()
+                other = try gnome.launchGTK(GnomeTests.otherScript, name: "other.py")
+                entry = try gnome.launchGTK(GnomeTests.entryScript, name: "entry.py", arguments: ["kbentry"])
+            } catch {
+                gnome.stop()
+                throw error
+            }
+        }
+
+        /// Clicks the entry and waits until the shell says its keyboard is up and has settled.
+        func open() throws {
+            try gnome.click(entry)
+            try Wait.require("the keyboard to open", timeout: 10) {
+                if gnome.keyboardVisible == true { return true }
+                return false
+            }
+        }
+
+        /// Gives the focus to the other app and waits until the keyboard is down.
+        func close() throws {
+            try gnome.activate(other)
+            try Wait.require("the keyboard to close", timeout: 10) { gnome.keyboardVisible == false }
+        }
+    }
+
+    static func ready(_ stack: Stack) throws -> Bool {
+        try Programs.ready(["gdbus"]) && Userland.ready(stack, HeadlessGnomeShell.programs)
+    }
+
+    @Test(
+        "a click opens it, the focus leaving closes it: will/did pairs at the actor's extents, slides, predictions, isLocal",
+        arguments: Stack.allCases)
+    func slides(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let session = try Session(stack: stack)
+        defer { session.gnome.stop() }
+        let gnome = session.gnome
+        let entryPID = try gnome.windowPID(of: session.entry)
+
+        let listed = try gnome.kbwatch(["--list-backends"])
+        #expect(listed.output.contains("gnome: available: extension 0.3.0 in GNOME Shell "), "\(listed.output)")
+        let local = try gnome.watch(["--json", "--progress", "--pid", String(entryPID)])
+        defer { local.stop() }
+        let other = try gnome.watch(["--json", "--app-id", "kbother"])
+        defer { other.stop() }
+        let byAppID = try gnome.watch(["--json", "--app-id", "kbentry"])
+        defer { byAppID.stop() }
+        Thread.sleep(forTimeInterval: 0.5)
+
+        var index = 0
+        var measured: (show: Double, hide: Double)?
+        for round in 0..<3 {
+            try session.open()
+            let willShow = try local.next("willShow", after: index)
+            let didShow = try local.next("didShow", after: willShow.index, timeout: 5)
+            let extents = try gnome.keyboardExtents()
+            #expect(didShow.rect("endFrame")?.description == extents, "round \(round): \(didShow.values)")
+            #expect(willShow.rect("endFrame")?.description == extents, "round \(round): \(willShow.values)")
+            #expect(didShow.string("geometry") == "reported")
+            #expect(didShow.values["docked"] as? Bool == true)
+            #expect(didShow.object("output").string("name") == "monitor 0")
+            #expect(didShow.values["local"] as? Bool == true, "round \(round): \(didShow.values)")
+            #expect(try other.next("didShow", after: 0).values["local"] as? Bool == false)
+            #expect(try byAppID.next("didShow", after: 0).values["local"] as? Bool == true)
+            let showSteps = Self.progress(local, from: willShow.index, to: didShow.index)
+            #expect(showSteps.count >= 5, "round \(round): \(showSteps)")
+            #expect(zip(showSteps, showSteps.dropFirst()).allSatisfy { $0 > $1 }, "the slide in rises: \(showSteps)")
+
+            let state = try gnome.kbwatch(["--state", "--json"])
+            #expect(state.status == 0, "round \(round): \(state.output)")
+
+            try session.close()
+            let willHide = try local.next("willHide", after: didShow.index)
+            let didHide = try local.next("didHide", after: willHide.index, timeout: 5)
+            let hideSteps = Self.progress(local, from: willHide.index, to: didHide.index)
+            #expect(hideSteps.count >= 5, "round \(round): \(hideSteps)")
+            #expect(zip(hideSteps, hideSteps.dropFirst()).allSatisfy { $0 < $1 }, "the slide out falls: \(hideSteps)")
+            #expect(didHide.rect("endFrame")?.y == 800, "\(didHide.values)")
+            let hidden = try gnome.kbwatch(["--state", "--json"])
+            #expect(hidden.status == 1, "round \(round): \(hidden.output)")
+
+            // From the second slide on, the will events predict what the last slide measured.
+            let shown = try #require(didShow.values["animationDuration"] as? Double)
+            let gone = try #require(didHide.values["animationDuration"] as? Double)
+            if let measured {
+                #expect(willShow.string("timing") == "predicted", "round \(round): \(willShow.values)")
+                #expect(willHide.string("timing") == "predicted", "round \(round): \(willHide.values)")
+                let predictedShow = try #require(willShow.values["animationDuration"] as? Double)
+                let predictedHide = try #require(willHide.values["animationDuration"] as? Double)
+                #expect(abs(predictedShow - shown) <= 0.35 * shown, "show: \(predictedShow) for \(shown)")
+                #expect(abs(predictedHide - gone) <= 0.35 * gone, "hide: \(predictedHide) for \(gone)")
+                #expect(predictedShow == measured.show && predictedHide == measured.hide)
+            }
+            measured = (shown, gone)
+            index = didHide.index
+        }
+        // Each show and each hide is one will/did pair.
+        let events = local.lines.all.prefix(index).compactMap { try? JSONLine($0.text).string("event") }
+            .filter { $0 != "progress" }
+        #expect(events == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: 3).flatMap { $0 })
+        #expect(local.isRunning && other.isRunning && byAppID.isRunning)
+    }
+
+    @Test(
+        "--show and --hide open and close it; --state says so; --doctor says what it found", arguments: Stack.allCases)
+    func requests(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let session = try Session(stack: stack)
+        defer { session.gnome.stop() }
+        let gnome = session.gnome
+        try gnome.activate(session.entry)
+        let watcher = try gnome.watch(["--json"])
+        defer { watcher.stop() }
+        Thread.sleep(forTimeInterval: 0.3)
+
+        let shown = try gnome.kbwatch(["--show"])
+        #expect(shown.status == 0, "\(shown.output)")
+        let didShow = try watcher.next("didShow", after: 0)
+        #expect(gnome.keyboardVisible == true)
+        let state = try gnome.kbwatch(["--state"])
+        #expect(state.status == 0 && state.output.contains("GNOME Shell keyboard"), "\(state.output)")
+        #expect(state.output.contains(try gnome.keyboardExtents()), "\(state.output)")
+
+        let doctor = try gnome.kbwatch(["--doctor"])
+        for expected in [
+            "gnome: available", "GNOME Shell \(stack == .debian13 ? "48" : "43").",
+            "extension folder \(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org: release 0.3.0",
+            "enabled-extensions lists it", "screen-keyboard-enabled: true", "kbwatch would use: gnome",
+        ] {
+            #expect(doctor.output.contains(expected), "\(expected) in:\n\(doctor.output)")
+        }
+
+        let hidden = try gnome.kbwatch(["--hide"])
+        #expect(hidden.status == 0, "\(hidden.output)")
+        _ = try watcher.next("didHide", after: didShow.index)
+        #expect(gnome.keyboardVisible == false)
+        let after = try gnome.kbwatch(["--state"])
+        #expect(after.status == 1, "\(after.output)")
+
+        // With the keyboard disabled, the shell says why.
+        try gnome.setting("org.gnome.desktop.a11y.applications", "screen-keyboard-enabled", "false")
+        try Wait.require("the keyboard to be disabled", timeout: 10) {
+            (try? gnome.eval("Main.keyboard.keyboardActor === null")) == "true"
+        }
+        let refused = try gnome.kbwatch(["--show"])
+        #expect(refused.status == 8 && refused.output.contains("disabled"), "\(refused.output)")
+        #expect(watcher.isRunning)
+    }
+
+    @Test(
+        "the extension disabled while the keyboard is up: a hide; enabled again: the watch goes on; the shell gone: a hide",
+        arguments: Stack.allCases)
+    func extensionComesAndGoes(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let session = try Session(stack: stack)
+        defer { session.gnome.stop() }
+        let gnome = session.gnome
+        let watcher = try gnome.watch(["--json"])
+        defer { watcher.stop() }
+        Thread.sleep(forTimeInterval: 0.3)
+        try session.open()
+        let shown = try watcher.next("didShow", after: 0)
+
+        let disabled = try gnome.run([
+            "gdbus", "call", "--session", "--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell",
+            "--method", "org.gnome.Shell.Extensions.DisableExtension", "keyboard-adapter@keyboardadapter.org",
+        ])
+        #expect(disabled.status == 0, "\(disabled.output)")
+        let hidden = try watcher.next("didHide", after: shown.index)
+        #expect(gnome.keyboardVisible == true, "the keyboard itself stays up")
+        let unavailable = try gnome.kbwatch(["--backend", "gnome", "--state"])
+        #expect(unavailable.status == 4, "\(unavailable.output)")
+
+        let enabled = try gnome.run([
+            "gdbus", "call", "--session", "--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell",
+            "--method", "org.gnome.Shell.Extensions.EnableExtension", "keyboard-adapter@keyboardadapter.org",
+        ])
+        #expect(enabled.status == 0, "\(enabled.output)")
+        let again = try watcher.next("didShow", after: hidden.index)
+        #expect(again.rect("endFrame")?.description == (try gnome.keyboardExtents()))
+
+        // The shell ends (a logout, a crash) with the keyboard up: a hide; the bus stays, so does the watch.
+        gnome.stopShell()
+        _ = try watcher.next("didHide", after: again.index)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(watcher.isRunning, "\(watcher.errors)")
+    }
+
+    @Test(
+        "without the extension: unavailable, with the reason and the command that fixes it", arguments: Stack.allCases)
+    func withoutExtension(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let gnome = try HeadlessGnomeShell(stack: stack, withExtension: false, animations: false)
+        defer { gnome.stop() }
+        let chosen = try gnome.kbwatch(["--backend", "gnome"])
+        #expect(chosen.status == 4, "\(chosen.output)")
+        #expect(
+            chosen.output.contains("runs, but the KeyboardAdapter extension is not running (not installed")
+                && chosen.output.contains("run `kbwatch --install-gnome-extension`"), "\(chosen.output)")
+        // Chosen from the session: nothing else fits GNOME either, and the reason names the fix.
+        let automatic = try gnome.kbwatch(["--state"], extra: ["WAYLAND_DISPLAY=\(gnome.socket)"])
+        #expect(automatic.status == 4, "\(automatic.output)")
+        #expect(automatic.output.contains("kbwatch --install-gnome-extension"), "\(automatic.output)")
+        let doctor = try gnome.kbwatch(["--doctor"])
+        #expect(doctor.output.contains("gnome: unavailable"), "\(doctor.output)")
+        #expect(doctor.output.contains("omits it") || doctor.output.contains("not installed"), "\(doctor.output)")
+        #expect(doctor.output.contains("screen-keyboard-enabled: true"), "\(doctor.output)")
+    }
+
+    @Test(
+        "installed into a running shell: a new login starts it; uninstalled: gone, and the backend says so",
+        arguments: Stack.allCases)
+    func installing(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let gnome = try HeadlessGnomeShell(stack: stack, withExtension: false, animations: false)
+        defer { gnome.stop() }
+        let installed = try gnome.kbwatch(["--install-gnome-extension"])
+        #expect(installed.status == 0, "\(installed.output)")
+        let major = stack == .debian13 ? "48" : "43"
+        #expect(
+            installed.output.contains("installed the KeyboardAdapter extension 0.3.0 for GNOME Shell \(major)."),
+            "\(installed.output)")
+        #expect(installed.output.contains("log out and in again"), "\(installed.output)")
+        let script = try String(
+            contentsOfFile: gnome.runtime.home
+                + "/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org/extension.js",
+            encoding: .utf8)
+        #expect(script.contains(stack == .debian13 ? "export default class" : "function init()"))
+
+        gnome.stopShell()
+        try gnome.start(animations: false)
+        let listed = try gnome.kbwatch(["--list-backends"])
+        #expect(listed.output.contains("gnome: available"), "\(listed.output)")
+
+        let removed = try gnome.kbwatch(["--uninstall-gnome-extension"])
+        #expect(removed.status == 0, "\(removed.output)")
+        try Wait.require("the extension to be gone", timeout: 10) {
+            (try? gnome.kbwatch(["--list-backends"]).output.contains("gnome: unavailable")) == true
+        }
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: gnome.runtime.home + "/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org"
+            ))
+    }
+
+    /// The `y` of each progress line between two lines.
+    static func progress(_ watcher: WatchedProcess, from: Int, to: Int) -> [Int] {
+        watcher.lines.all.dropFirst(from).prefix(max(0, to - from)).compactMap { try? JSONLine($0.text) }
+            .filter { $0.string("event") == "progress" }.compactMap { $0.rect("endFrame")?.y }
+    }
+}

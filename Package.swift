@@ -107,6 +107,12 @@ let package = Package(
         .executableTarget(
             name: "kwinbare", dependencies: ["CSystemd"], path: "Benchmarks/kwinbare",
             linkerSettings: [.linkedLibrary("systemd")]),
+        // The keyboard's slide on headless GNOME Shell: each step to kbwatch's line, beside a bare client.
+        .executableTarget(
+            name: "gnomebench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/gnomebench"),
+        .executableTarget(
+            name: "gnomebare", dependencies: ["CSystemd"], path: "Benchmarks/gnomebare",
+            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("m")]),
         // The session service's fan-out to 1, 10 and 100 subscribers, beside kbwatch's own line.
         .executableTarget(
             name: "servicebench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/servicebench"),

@@ -140,6 +140,22 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
         return try WatchedProcess(program, arguments)
     }
 
+    /// Starts `command` on the host as the session's user, its lines stamped as they come.
+    public func watchCommand(_ command: [String]) throws -> WatchedProcess {
+        let (program, arguments) = TestUser.command(["/usr/bin/env", "-i"] + environment + command, as: user)
+        return try WatchedProcess(program, arguments)
+    }
+
+    /// Copies `program` (built next to the running executable) where the session's user can run it.
+    public func reachableCopy(of path: String) throws -> String {
+        let copy = runtime.path + "/bin/" + URL(fileURLWithPath: path).lastPathComponent
+        if !FileManager.default.fileExists(atPath: copy) {
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+        }
+        chmod(copy, 0o755)
+        return copy
+    }
+
     /// Sets a GSettings key of the session (its dconf, through the session bus).
     public func setting(_ schema: String, _ key: String, _ value: String) throws {
         let (program, arguments) = try Userland.command(

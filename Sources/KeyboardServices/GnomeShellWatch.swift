@@ -54,6 +54,7 @@ final class GnomeShellWatch: @unchecked Sendable {
 
     /// The service state a probe amounts to.
     static func state(_ probe: GnomeShellProbe) -> KeyboardServiceState {
+        if case .noBus(let reason) = probe.finding { return KeyboardServiceState(status: .busUnavailable(reason)) }
         guard probe.finding == .ready, let state = probe.state else {
             return KeyboardServiceState(
                 status: probe.finding == .noShell ? .notRunning : .running, isVisible: nil, pid: probe.shellPID,

@@ -42,7 +42,7 @@ struct CLITests {
             (["--state", "--doctor"], "--state and --doctor cannot be used together"),
             (["--format"], "--format needs a value"),
             (["stray"], "unexpected argument 'stray'"),
-            (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland, kwin)"),
+            (["--backend", "quartz"], "unknown backend 'quartz' (known: x11, wayland, kwin, gnome)"),
             (
                 ["--replay", "r", "--speed", "1e-300"],
                 "--speed needs a factor from 0.01 to 10000 or 'max', not '1e-300'"
@@ -82,11 +82,13 @@ struct CLITests {
     func listBackends() throws {
         let result = try Kbwatch.run(["--list-backends"], environment: ["DISPLAY": nil, "WAYLAND_DISPLAY": nil])
         #expect(result.status == 0)
-        try #require(result.lines.count == 4)
+        try #require(result.lines.count == 5)
         #expect(result.lines[0].hasPrefix("x11: no display server: "))
         #expect(result.lines[1].hasPrefix("wayland: no display server: "))
         #expect(result.lines[2].hasPrefix("kwin: no display server: "))
-        #expect(result.lines[3] == "replay: available with --replay FILE")
+        // No GNOME Shell on the bus (or no bus at all): not a GNOME session.
+        #expect(result.lines[3].hasPrefix("gnome: no display server: "), "\(result.lines[3])")
+        #expect(result.lines[4] == "replay: available with --replay FILE")
     }
 
     @Test("--doctor explains the session even without a display server")

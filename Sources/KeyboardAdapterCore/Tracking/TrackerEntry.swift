@@ -362,7 +362,7 @@ struct Entry: Sendable {
         case .hiding:
             // Whatever offset its last step stopped at, the hide ends where its will said.
             finishHide(
-                end: destination ?? offScreenFrame(for: begin), seen: frame, predicted: true, at: time,
+                end: destination ?? offScreenFrame(for: begin), seen: frame, predicted: !isEndNamed, at: time,
                 tracker: tracker, into: &out)
         case .showing, .changing, .visible:
             complete(at: time, tracker: tracker, into: &out)

@@ -165,12 +165,14 @@ func main() throws {
     try gnome.click(entry)
     try waitForLine(kbwatch.lines, from: 0, "the last didShow") { $0.hasPrefix("didShow") }
     Thread.sleep(forTimeInterval: 1)
+    let signalsBefore = listener.lines.count
     guard let before = ProcessUsage.sample(pid: kbwatch.pid) else { throw BenchError("kbwatch's usage") }
     Thread.sleep(forTimeInterval: Double(idleSeconds))
     guard let later = ProcessUsage.sample(pid: kbwatch.pid) else { throw BenchError("kbwatch's usage") }
     print(
         "kbwatch idle \(idleSeconds) s with the keyboard shown: \(later.ticks - before.ticks) ticks, "
-            + "\(later.switches - before.switches) context switches; resident \(later.residentKiB) KiB")
+            + "\(later.switches - before.switches) context switches; resident \(later.residentKiB) KiB; "
+            + "signals from the extension meanwhile: \(listener.lines.count - signalsBefore)")
 }
 
 do {

@@ -149,7 +149,9 @@ class KeyboardExport {
         if (!this._actor)
             return null;
         const extents = this._actor.get_transformed_extents();
-        return [extents.origin.x, extents.origin.y, extents.size.width, extents.size.height];
+        const frame = [extents.origin.x, extents.origin.y, extents.size.width, extents.size.height];
+        // Before its first layout the actor has no extents.
+        return frame.every(Number.isFinite) ? frame : null;
     }
 
     // Where the slide that starts now ends: the shell eases translation-y to minus the height to

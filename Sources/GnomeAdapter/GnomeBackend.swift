@@ -107,7 +107,7 @@ public final class GnomeBackend: KeyboardBackend {
     public func diagnose() -> [String] {
         let state = service.probe()
         var lines = ["keyboard service \(service.name) (\(service.address)): \(state)"]
-        if let status = state.companionStatus { lines.append("extension: \(status)") }
+        if let status = state.companionStatus { lines.append(status) }
         lines.append("show and hide: the shell's own open and close, through the extension")
         lines.append(
             "where: the keyboard actor's rectangle at every step of its slide, from inside the shell (geometry reported)"

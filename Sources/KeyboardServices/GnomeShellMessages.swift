@@ -60,8 +60,8 @@ package enum GnomeShellMessages {
     }
 
     /// A `(dddd)` rectangle rounded edge by edge (the shell's keyboard is a third of the height:
-    /// 266.67 pixels at y 533.33 ends at 800, which stays 800); nil when it is not finite, is
-    /// out of bounds, or has a size of less than a pixel (`.some(nil)`: read, but empty).
+    /// 266.67 pixels at y 533.33 ends at 800, which stays 800); nil when it is out of bounds or
+    /// negative; `.some(nil)` (read, but no rectangle) when it is not finite or smaller than a pixel.
     private static func rectangle(_ message: BusMessage) throws(BusFailure) -> Rect?? {
         guard try message.enter("r", "dddd") else { return nil }
         let x = try message.readDouble()
@@ -69,10 +69,10 @@ package enum GnomeShellMessages {
         let width = try message.readDouble()
         let height = try message.readDouble()
         try message.exit()
+        // An actor not laid out yet has no extents (NaN): read, but no rectangle.
+        guard [x, y, width, height].allSatisfy(\.isFinite) else { return .some(nil) }
         let limit = Double(coordinateLimit)
-        guard [x, y, width, height].allSatisfy({ $0.isFinite && abs($0) <= limit }), width >= 0, height >= 0 else {
-            return nil
-        }
+        guard [x, y, width, height].allSatisfy({ abs($0) <= limit }), width >= 0, height >= 0 else { return nil }
         let left = Int(x.rounded())
         let top = Int(y.rounded())
         let right = Int((x + width).rounded())

@@ -39,8 +39,9 @@ final class GnomeShellWatch: @unchecked Sendable {
             ) { [unowned self] in self.ownerChanged($0) })
         matches.append(
             try connection.addMatch(
-                "type='signal',sender='\(GnomeShellProbe.shellName)',path='\(GnomeShellProbe.objectPath)',"
-                    + "interface='\(GnomeShellProbe.interface)'"
+                // No sender in the rule: the shell's connection changes when it restarts, and
+                // `signal` takes only what the name's current owner sends.
+                "type='signal',path='\(GnomeShellProbe.objectPath)',interface='\(GnomeShellProbe.interface)'"
             ) { [unowned self] in self.signal($0) })
         let probe = GnomeShellProbe.run(on: connection, timeout: Self.startTimeout)
         if case .noBus(let reason) = probe.finding { throw BusFailure(code: ECONNREFUSED, message: reason) }
@@ -87,14 +88,15 @@ final class GnomeShellWatch: @unchecked Sendable {
     // MARK: - Signals
 
     private func signal(_ message: BusMessage) {
-        // A well-known sender in a match rule is the daemon's to resolve, but only the shell's
-        // own connection speaks for it.
+        // Only the connection that owns org.gnome.Shell speaks for the shell.
         guard let owner, message.sender == owner, let member = message.member.name else { return }
         switch member {
         case "VisibilityChanged":
-            guard let (state, target) = GnomeShellMessages.visibilityChanged(message), var next = ready() else {
-                return
-            }
+            // It says everything there is to say: believed also before a state was read.
+            guard let (state, target) = GnomeShellMessages.visibilityChanged(message) else { return }
+            var next = current
+            next.status = .running
+            next.problem = nil
             next.isVisible = state.visible
             next.companion = Self.report(state, destination: target)
             next.companionStatus = Self.status(shellVersion: shellVersion, state: state)

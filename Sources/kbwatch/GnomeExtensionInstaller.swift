@@ -1,6 +1,12 @@
-import Foundation
 import Glibc
 import KbwatchOutput
+import KeyboardAdapter
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `kbwatch --install-gnome-extension` and `--uninstall-gnome-extension`: the package's GNOME
 /// Shell extension written to the user's extensions folder in the flavour the shell needs
@@ -60,7 +66,7 @@ enum GnomeExtensionInstaller {
                 try file.text.write(toFile: folder + "/" + file.name, atomically: true, encoding: .utf8)
             }
         } catch {
-            throw InstallFailure("cannot write \(folder): \(error.localizedDescription)")
+            throw InstallFailure("cannot write \(folder): \(error)")
         }
         var lines = ["installed the KeyboardAdapter extension \(release) for GNOME Shell \(version) in \(folder)"]
         try changeEnabled(adding: true, environment: environment)
@@ -95,7 +101,7 @@ enum GnomeExtensionInstaller {
             do {
                 try FileManager.default.removeItem(atPath: folder)
             } catch {
-                throw InstallFailure("cannot remove \(folder): \(error.localizedDescription)")
+                throw InstallFailure("cannot remove \(folder): \(error)")
             }
             lines.append("removed \(folder)")
         } else {
@@ -111,7 +117,7 @@ enum GnomeExtensionInstaller {
         if let folder = folder(environment) {
             let metadata = try? String(contentsOfFile: folder + "/metadata.json", encoding: .utf8)
             let installed = metadata.flatMap { text in
-                text.range(of: "\"version-name\": \"").map { range in
+                text.firstRange(of: "\"version-name\": \"").map { range in
                     String(text[range.upperBound...].prefix { $0 != "\"" }.prefix(32))
                 }
             }
@@ -146,14 +152,14 @@ enum GnomeExtensionInstaller {
     /// The installed shell's version, from `gnome-shell --version` (`GNOME Shell 43.9`).
     private static func installedShellVersion() -> String? {
         let result = run("gnome-shell", ["--version"], ProcessInfo.processInfo.environment)
-        guard result.status == 0, let range = result.output.range(of: "GNOME Shell ") else { return nil }
+        guard result.status == 0, let range = result.output.firstRange(of: "GNOME Shell ") else { return nil }
         let version = result.output[range.upperBound...].prefix { !$0.isWhitespace }
         return version.isEmpty ? nil : String(version.prefix(32))
     }
 
     /// Whether the extension's object answers (the shell enabled it live).
     private static func waitUntilAnswering(_ environment: [String: String], timeout: Double) -> Bool {
-        let end = Date().addingTimeInterval(timeout)
+        let end = MonotonicClock.now() + timeout
         repeat {
             let result = run(
                 "gdbus",
@@ -163,7 +169,7 @@ enum GnomeExtensionInstaller {
                 ], environment)
             if result.status == 0, result.output.contains("'\(release)'") { return true }
             usleep(100_000)
-        } while Date() < end
+        } while MonotonicClock.now() < end
         return false
     }
 
@@ -230,30 +236,50 @@ enum GnomeExtensionInstaller {
 
     private static func settingsValue(_ schema: String, _ key: String, _ environment: [String: String]) -> String? {
         let result = run("gsettings", ["get", schema, key], environment)
-        return result.status == 0 ? result.output.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        guard result.status == 0 else { return nil }
+        return String(result.output.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 
-    /// Runs a program found on PATH, its output (stdout and stderr, at most 64 KiB) and status;
-    /// status 127 when it cannot be started.
+    /// Runs a program found on PATH with `environment`, to completion: its exit status (127 when
+    /// it cannot be started, 128 + N when signal N ended it) and its output, standard output and
+    /// error together, at most 64 KiB of it.
     private static func run(_ program: String, _ arguments: [String], _ environment: [String: String])
         -> (status: Int32, output: String)
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return (127, "")
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (127, "") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+        posix_spawn_file_actions_addclose(&actions, ends[0])
+        posix_spawn_file_actions_addclose(&actions, ends[1])
+        let arguments = ([program] + arguments).map { strdup($0) } + [nil]
+        let variables = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (arguments + variables).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, program, &actions, nil, arguments, variables)
+        close(ends[1])
+        defer { close(ends[0]) }
+        guard spawned == 0 else { return (127, "") }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(ends[0], &buffer, buffer.count)
+            if count > 0 {
+                if output.count < 65_536 { output += buffer[0..<min(count, 65_536 - output.count)] }
+            } else if count < 0 && errno == EINTR {
+                continue
+            } else {
+                break
+            }
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile().prefix(65_536)
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (code, String(decoding: output, as: UTF8.self))
     }
 }
 

@@ -185,6 +185,10 @@ struct GnomeTests {
             #expect(doctor.output.contains(expected), "\(expected) in:\n\(doctor.output)")
         }
 
+        // A GNOME Wayland session's variables (Xwayland's DISPLAY too): gnome ranks first.
+        let ranked = try gnome.kbwatch(
+            ["--doctor"], extra: ["WAYLAND_DISPLAY=\(gnome.socket)", "DISPLAY=:99", "XDG_SESSION_TYPE=wayland"])
+        #expect(ranked.output.contains("kbwatch would use: gnome"), "\(ranked.output)")
         let hidden = try gnome.kbwatch(["--hide"])
         #expect(hidden.status == 0, "\(hidden.output)")
         _ = try watcher.next("didHide", after: didShow.index)
@@ -199,11 +203,21 @@ struct GnomeTests {
         }
         let refused = try gnome.kbwatch(["--show"])
         #expect(refused.status == 8 && refused.output.contains("disabled"), "\(refused.output)")
+        // Enabled again: the shell makes a new keyboard actor, which the extension follows.
+        try gnome.setting("org.gnome.desktop.a11y.applications", "screen-keyboard-enabled", "true")
+        try Wait.require("the keyboard to be enabled", timeout: 10) {
+            (try? gnome.eval("Main.keyboard.keyboardActor !== null")) == "true"
+        }
+        let hiddenIndex = watcher.lines.count
+        let again = try gnome.kbwatch(["--show"])
+        #expect(again.status == 0, "\(again.output)")
+        let reshown = try watcher.next("didShow", after: hiddenIndex)
+        #expect(reshown.rect("endFrame")?.description == (try gnome.keyboardExtents()))
         #expect(watcher.isRunning)
     }
 
     @Test(
-        "the extension disabled while the keyboard is up: a hide; enabled again: the watch goes on; the shell gone: a hide",
+        "the extension disabled while up: a hide; enabled again, a new shell: the watch goes on; the bus gone: exit 6",
         arguments: Stack.allCases)
     func extensionComesAndGoes(stack: Stack) throws {
         guard try Self.ready(stack) else { return }
@@ -234,11 +248,24 @@ struct GnomeTests {
         let again = try watcher.next("didShow", after: hidden.index)
         #expect(again.rect("endFrame")?.description == (try gnome.keyboardExtents()))
 
-        // The shell ends (a logout, a crash) with the keyboard up: a hide; the bus stays, so does the watch.
+        // The shell ends (a crash, a restart) with the keyboard up: a hide; the bus stays, so does the watch.
         gnome.stopShell()
-        _ = try watcher.next("didHide", after: again.index)
+        let gone = try watcher.next("didHide", after: again.index)
         Thread.sleep(forTimeInterval: 0.3)
         #expect(watcher.isRunning, "\(watcher.errors)")
+        // A new shell, with the extension enabled from its start: the same watch hears its keyboard.
+        try gnome.start()
+        let reopened = try gnome.kbwatch(["--show"])
+        #expect(reopened.status == 0, "\(reopened.output)")
+        let back = try watcher.next("didShow", after: gone.index)
+        #expect(back.rect("endFrame")?.description == (try gnome.keyboardExtents()))
+        // The session bus ends: a hide, then exit 6 with the reason.
+        gnome.stopBus()
+        _ = try watcher.next("didHide", after: back.index)
+        _ = watcher.lines.waitForEnd(timeout: 10)
+        try Wait.require("kbwatch to exit", timeout: 10) { !watcher.isRunning }
+        #expect(watcher.exitStatus == 6, "\(watcher.errors)")
+        #expect(watcher.errors.contains("gnome: "), "\(watcher.errors)")
     }
 
     @Test(

@@ -45,6 +45,26 @@ struct BackendRegistryTests {
         #expect(try registry().select(environment: environment).name == expected)
     }
 
+    @Test(
+        "a backend that fits every session type (GNOME's) is tried first in Xorg and Wayland sessions, by priority",
+        arguments: ["x11", "wayland", nil] as [String?])
+    func anySessionType(session: String?) throws {
+        let registry = registry()
+        registry.register(
+            .init(name: "gnome", hint: .init(variables: ["DBUS_SESSION_BUS_ADDRESS"], sessionType: nil, priority: 3)) {
+                FixedBackend(name: "gnome")
+            })
+        var environment = ["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-1", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/b"]
+        environment["XDG_SESSION_TYPE"] = session
+        #expect(try registry.select(environment: environment).name == "gnome")
+        // Unavailable (not a GNOME session): the session's own backend follows.
+        registry.register(
+            .init(name: "gnome", hint: .init(variables: ["DBUS_SESSION_BUS_ADDRESS"], sessionType: nil, priority: 3)) {
+                FixedBackend(name: "gnome", unavailable: "no GNOME Shell")
+            })
+        #expect(try registry.select(environment: environment).name == (session ?? "wayland"))
+    }
+
     @Test("an explicit name wins over the environment")
     func explicitName() throws {
         #expect(try registry().select(name: "x11", environment: ["KEYBOARD_ADAPTER_BACKEND": "wayland"]).name == "x11")

@@ -91,9 +91,10 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
             ] + (stack == .debian13 ? ["--no-x11"] : []), on: stack, as: user, accounts: runtime.path)
         let shell = try ChildProcess(program, arguments, directory: runtime.path)
         self.shell = shell
-        try Wait.require("GNOME Shell to be ready", timeout: 60) {
+        let ready = Wait.until(timeout: 60, interval: 0.05) {
             (try? self.eval("Main.layoutManager._startingUp")) == "false" || !shell.isRunning
         }
+        if !ready { throw TestFailure("GNOME Shell was not ready in 60 s:\n\(shell.log.suffix(3000))") }
         if !shell.isRunning { throw TestFailure("gnome-shell exited early:\n\(shell.log)") }
         _ = try eval("Main.overview.hide()")
         if animations { _ = try eval("imports.gi.St.Settings.get().uninhibit_animations()") }
@@ -110,6 +111,11 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
     public func stopShell() {
         shell?.stop()
         shell = nil
+    }
+
+    /// Ends the session bus (the shell goes with it): what a session's end looks like to a watcher.
+    public func stopBus() {
+        bus.stop()
     }
 
     /// The variables of the session, as a client of it needs them.

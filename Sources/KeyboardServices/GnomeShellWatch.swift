@@ -17,8 +17,7 @@ final class GnomeShellWatch: @unchecked Sendable {
     private let connection: BusConnection
     private var pump: BusPump?
     private var matches: [BusSlot] = []
-    private var pending: [Int: (slot: BusSlot?, completion: (BusMessage?) -> Void)] = [:]
-    private var nextCall = 0
+    private let pending = PendingCalls()
     /// The shell's unique name while it runs.
     private var owner: String?
     private var shellVersion: String?
@@ -193,17 +192,7 @@ final class GnomeShellWatch: @unchecked Sendable {
     }
 
     private func send(_ call: BusCall, handler: @escaping (BusMessage?) -> Void) {
-        let id = nextCall
-        nextCall += 1
-        do {
-            let slot = try connection.callAsync(call, timeout: Self.requestTimeout) { [unowned self] reply in
-                self.pending.removeValue(forKey: id)?.completion(reply)
-            }
-            pending[id] = (slot, handler)
-            pump?.needsProcessing()
-        } catch {
-            handler(nil)
-        }
+        pending.send(call, on: connection, timeout: Self.requestTimeout, pump: pump, handler: handler)
     }
 
     private func update(_ state: KeyboardServiceState) {
@@ -221,9 +210,7 @@ final class GnomeShellWatch: @unchecked Sendable {
         pump?.close()
         pump = nil
         matches.removeAll()
-        let waiting = pending
-        pending.removeAll()
-        for (_, call) in waiting.sorted(by: { $0.key < $1.key }) { call.completion(nil) }
+        pending.failAll()
     }
 
     private func fail(reason: String) {

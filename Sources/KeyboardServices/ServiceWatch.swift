@@ -17,9 +17,7 @@ final class ServiceWatch: @unchecked Sendable {
     private let interface: ServiceInterface
     private let changed: (KeyboardServiceState) -> Void
     private var matches: [BusSlot] = []
-    /// Calls waiting for their reply, by a number of their own.
-    private var pending: [Int: (slot: BusSlot?, completion: ((BusMessage?) -> Void))] = [:]
-    private var nextCall = 0
+    private let pending = PendingCalls()
     /// When to read the property again after an argument-less change signal, until it changes:
     /// KWin 6 signals a show before its `visible` turns true, and sends no second signal.
     private var rereads: [Double] = [] {
@@ -119,19 +117,7 @@ final class ServiceWatch: @unchecked Sendable {
 
     /// Sends `call`; `handler` gets the reply, or nil when the connection closed first.
     private func send(_ call: BusCall, timeout: Double, handler: @escaping (BusMessage?) -> Void) {
-        let id = nextCall
-        nextCall += 1
-        do {
-            let slot = try connection.callAsync(call, timeout: timeout) { [unowned self] reply in
-                let waiting = self.pending.removeValue(forKey: id)
-                waiting?.completion(reply)
-            }
-            pending[id] = (slot, handler)
-            // The request may be queued behind others: the next turn flushes it.
-            pump?.needsProcessing()
-        } catch {
-            handler(nil)
-        }
+        pending.send(call, on: connection, timeout: timeout, pump: pump, handler: handler)
     }
 
     // MARK: - Signals
@@ -222,9 +208,7 @@ final class ServiceWatch: @unchecked Sendable {
         companion?.unload()
         companion = nil
         matches.removeAll()
-        let waiting = pending
-        pending.removeAll()
-        for (_, call) in waiting.sorted(by: { $0.key < $1.key }) { call.completion(nil) }
+        pending.failAll()
     }
 
     private func fail(reason: String) {

@@ -85,6 +85,7 @@ enum Packaging {
     static let installedFiles = [
         "bin/kbwatch", "share/man/man1/kbwatch.1", "share/keyboard-adapter/kwin/keyboard-adapter.js",
         "share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml",
+        "share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
         "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
     ]
 
@@ -356,6 +357,7 @@ struct PackageInstallTests {
                 "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
                 "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
                 "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml",
+                "/usr/share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
                 "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
                 "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
                 "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",

@@ -34,7 +34,7 @@ public final class GnomeBackend: KeyboardBackend {
     private let lifecycle: BackendLifecycle<ShellKeyboardConnection>
 
     /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
-    /// ``GnomeShellKeyboardService``-like services). It fits any session type and ranks first:
+    /// the extension's service, `GnomeShellKeyboardService`). It fits any session type and ranks first:
     /// whether the session is GNOME's is what the bus says (`org.gnome.Shell` has an owner), and
     /// on GNOME the x11 and wayland backends would start and see nothing of the shell's keyboard.
     public static func registration(service: @escaping @Sendable () -> any KeyboardService)

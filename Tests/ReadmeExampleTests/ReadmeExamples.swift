@@ -26,7 +26,7 @@ import Testing
 }
 
 @MainActor func gettingStarted() throws -> KeyboardManager {
-    let manager = try KeyboardManager.forThisSession()  // x11, wayland or kwin, chosen from the session
+    let manager = try KeyboardManager.forThisSession()  // x11, wayland, kwin or gnome, from the session
     try manager.start()
     return manager
 }

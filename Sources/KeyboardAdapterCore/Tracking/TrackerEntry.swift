@@ -266,7 +266,9 @@ struct Entry: Sendable {
     ) {
         begin = current ?? frame
         current = frame
-        samples = [CurveFit.Sample(time: time, frame: frame)]
+        // A named slide is timed from its first step: the display server may take a while to
+        // draw its first frame, which is not part of the slide.
+        samples = named == nil ? [CurveFit.Sample(time: time, frame: frame)] : []
         phase = .hiding
         deadline = time + (named == nil ? tracker.settleInterval : KeyboardObservation.longestNamedStep)
         // It leaves through its edge: both ends of the hide name the frame just past that edge.
@@ -303,7 +305,8 @@ struct Entry: Sendable {
             focus = o.focus
             offScreen = nil
             begin = frame
-            samples = [CurveFit.Sample(time: o.time, frame: frame)]
+            // Timed from its first step, as a named hide is.
+            samples = []
             current = frame
             outputAtLastEvent = output
             phase = .showing

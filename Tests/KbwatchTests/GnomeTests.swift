@@ -130,7 +130,10 @@ struct GnomeTests {
             let hideSteps = Self.progress(local, from: willHide.index, to: didHide.index)
             #expect(hideSteps.count >= 5, "round \(round): \(hideSteps)")
             #expect(zip(hideSteps, hideSteps.dropFirst()).allSatisfy { $0 < $1 }, "the slide out falls: \(hideSteps)")
-            #expect(didHide.rect("endFrame")?.y == 800, "\(didHide.values)")
+            // Hidden, the actor waits just below the monitor: where both hide events say it goes.
+            let below = try gnome.keyboardExtents()
+            #expect(didHide.rect("endFrame")?.description == below, "\(didHide.values)")
+            #expect(willHide.rect("endFrame")?.description == below, "\(willHide.values)")
             let hidden = try gnome.kbwatch(["--state", "--json"])
             #expect(hidden.status == 1, "round \(round): \(hidden.output)")
 

@@ -101,9 +101,9 @@ final class GnomeShellWatch: @unchecked Sendable {
             next.companionStatus = Self.status(shellVersion: shellVersion, state: state)
             update(next)
         case "Moved":
-            guard let moved = GnomeShellMessages.moved(message), var next = ready(),
-                var report = next.companion
-            else { return }
+            // A step means something only once the extension's state is known.
+            guard let moved = GnomeShellMessages.moved(message), var report = current.companion else { return }
+            var next = current
             let destination = report.panel?.destination
             report.panel = moved.map {
                 CompanionReport.Panel(frame: $0, outputName: report.output?.name, destination: destination)
@@ -120,11 +120,6 @@ final class GnomeShellWatch: @unchecked Sendable {
         default:
             return
         }
-    }
-
-    /// The current state when the extension is known to report; nil before its state was read.
-    private func ready() -> KeyboardServiceState? {
-        current.companion == nil ? nil : current
     }
 
     private func ownerChanged(_ message: BusMessage) {

@@ -65,10 +65,7 @@ struct GnomeTests {
         /// Clicks the entry and waits until the shell says its keyboard is up and has settled.
         func open() throws {
             try gnome.click(entry)
-            try Wait.require("the keyboard to open", timeout: 10) {
-                if gnome.keyboardVisible == true { return true }
-                return false
-            }
+            try Wait.require("the keyboard to open", timeout: 10) { gnome.keyboardVisible == true }
         }
 
         /// Gives the focus to the other app and waits until the keyboard is down.

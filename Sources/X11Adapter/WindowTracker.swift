@@ -31,6 +31,9 @@ final class WindowTracker {
 
     /// Delivers what changed since the last call.
     func flushObservations() { model.flushObservations() }
+
+    /// Whether `flushObservations()` has anything to look at.
+    var hasObservationsToFlush: Bool { model.hasObservationsToFlush }
 }
 
 extension XDisplay: WindowServer {

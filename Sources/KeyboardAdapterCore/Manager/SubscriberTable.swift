@@ -154,22 +154,33 @@ struct SubscriberTable: Sendable {
     mutating func route(
         _ emission: TrackerEmission, paused: Bool, keyboards: () -> [KeyboardState], into calls: inout PreparedCalls
     ) {
+        // Each subscriber is matched against the emission without copying either: a switch over
+        // the pair would copy the emission (and its strings) once per subscriber.
         for index in entries.indices {
-            switch (emission, entries[index].subscriber) {
-            case (.update(let update), .events(let wanted, let callback)):
-                guard entries[index].pairing.admits(emission, paused: paused) else { continue }
+            switch entries[index].subscriber {
+            case .events(let wanted, let callback):
+                guard case .update(let update) = emission,
+                    entries[index].pairing.admits(emission, paused: paused)
+                else { continue }
                 if wanted == nil || wanted == update.event {
                     calls.add(callback, update, subscriber: entries[index].id)
                 }
-            case (.layoutChanged(let state), .layout(let callback)):
-                if !paused { calls.add(callback, state, subscriber: entries[index].id) }
-            case (.progress(let progress), .progress(let callback)):
-                guard entries[index].pairing.admits(emission, paused: paused) else { continue }
-                calls.add(callback, progress, subscriber: entries[index].id)
-            case (.update, .progress):
-                // A progress listener follows the pairs too, to know which transitions it is in.
-                _ = entries[index].pairing.admits(emission, paused: paused)
-            default:
+            case .layout(let callback):
+                if !paused, case .layoutChanged(let state) = emission {
+                    calls.add(callback, state, subscriber: entries[index].id)
+                }
+            case .progress(let callback):
+                switch emission {
+                case .progress(let progress):
+                    guard entries[index].pairing.admits(emission, paused: paused) else { continue }
+                    calls.add(callback, progress, subscriber: entries[index].id)
+                case .update:
+                    // A progress listener follows the pairs too, to know which transitions it is in.
+                    _ = entries[index].pairing.admits(emission, paused: paused)
+                case .layoutChanged:
+                    continue
+                }
+            case .stop:
                 continue
             }
         }

@@ -53,7 +53,7 @@ public final class X11Backend: KeyboardBackend {
     /// rules file and `extraRules` (tried first), joined with `services`.
     public init(
         displayName: String? = nil, extraRules: [KeyboardRule] = [],
-        environment: [String: String] = ProcessInfo.processInfo.environment, services: [any KeyboardService] = []
+        environment: [String: String] = ProcessEnvironment.current, services: [any KeyboardService] = []
     ) {
         self.displayName = displayName
         self.services = services

@@ -83,9 +83,18 @@ struct SubscriberTable: Sendable {
         var subscriber: Subscriber
         var pairing = PairingFilter()
     }
+    /// A stream's continuation, held as its two calls: the table's own layout then needs nothing
+    /// of the concurrency library's types (whose layout only its runtime knows), so a manager
+    /// that never hands out a stream never loads that code.
     struct Stream<Element: Sendable>: Sendable {
-        var continuation: AsyncStream<Element>.Continuation
+        var yield: @Sendable (Element) -> Void
+        var finish: @Sendable () -> Void
         var pairing = PairingFilter()
+
+        init(_ continuation: AsyncStream<Element>.Continuation) {
+            yield = { continuation.yield($0) }
+            finish = { continuation.finish() }
+        }
     }
 
     private var nextID = 0
@@ -108,13 +117,13 @@ struct SubscriberTable: Sendable {
 
     mutating func addStream(_ continuation: AsyncStream<KeyboardSnapshot>.Continuation) -> Int {
         let id = makeID()
-        streams[id] = Stream(continuation: continuation)
+        streams[id] = Stream(continuation)
         return id
     }
 
     mutating func addProgressStream(_ continuation: AsyncStream<KeyboardProgress>.Continuation) -> Int {
         let id = makeID()
-        progressStreams[id] = Stream(continuation: continuation)
+        progressStreams[id] = Stream(continuation)
         return id
     }
 
@@ -141,8 +150,8 @@ struct SubscriberTable: Sendable {
     /// Ends every stream: each is finished, and its continuation released, once the lock is
     /// released (the bag's finishing holds it until then).
     mutating func endStreams(into released: inout ReleasedAfterUnlock) {
-        for stream in streams.values { released.finish(stream.continuation) }
-        for stream in progressStreams.values { released.finish(stream.continuation) }
+        for stream in streams.values { released.finish(stream.finish) }
+        for stream in progressStreams.values { released.finish(stream.finish) }
         streams.removeAll()
         progressStreams.removeAll()
     }
@@ -186,7 +195,7 @@ struct SubscriberTable: Sendable {
         }
         for id in progressStreams.keys {
             guard progressStreams[id]!.pairing.admits(emission, paused: paused) else { continue }
-            if case .progress(let progress) = emission { progressStreams[id]!.continuation.yield(progress) }
+            if case .progress(let progress) = emission { progressStreams[id]!.yield(progress) }
         }
         guard !streams.isEmpty, !emission.isProgress else { return }
         let visible = keyboards()
@@ -194,9 +203,9 @@ struct SubscriberTable: Sendable {
             guard streams[id]!.pairing.admits(emission, paused: paused) else { continue }
             switch emission {
             case .update(let update):
-                streams[id]!.continuation.yield(KeyboardSnapshot(keyboards: visible, update: update))
+                streams[id]!.yield(KeyboardSnapshot(keyboards: visible, update: update))
             case .layoutChanged(let keyboard):
-                streams[id]!.continuation.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
+                streams[id]!.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
             case .progress: continue
             }
         }

@@ -61,7 +61,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
                 // Foundation's Thread.name does not reach the kernel on Linux; this does.
                 let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
                 if comm >= 0 {
-                    _ = start.name.utf8CString.withUnsafeBufferPointer { write(comm, $0.baseAddress, $0.count - 1) }
+                    _ = start.name.withCString { write(comm, $0, strlen($0)) }
                     close(comm)
                 }
                 start.loop.run()

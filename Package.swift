@@ -27,14 +27,16 @@ let package = Package(
 
         // The run loop thread's request for a short time slice (libc's syscall() only).
         .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
+        // glibc's malloc tuning, for kbwatch's resident memory (malloc.h only).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
-        // C libraries from Debian's -dev packages.
-        .systemLibrary(
-            name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
-            providers: [.apt(["libx11-dev"])]),
-        .systemLibrary(
-            name: "CXrandr", path: "Sources/CXrandr", pkgConfig: "xrandr",
-            providers: [.apt(["libxrandr-dev"])]),
+        // C libraries from Debian's -dev packages. The Xlib and RandR modules are headers only:
+        // the X11 backend reaches the libraries through CX11Loader, which loads them when an X
+        // display is first used; a program that calls Xlib itself links libX11 (TestSupport, the
+        // example app).
+        .systemLibrary(name: "CX11", path: "Sources/CX11", providers: [.apt(["libx11-dev"])]),
+        .systemLibrary(name: "CXrandr", path: "Sources/CXrandr", providers: [.apt(["libxrandr-dev"])]),
+        .target(name: "CX11Loader", dependencies: ["CX11", "CXrandr", "CXkbCommon"]),
         .systemLibrary(
             name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]),
@@ -43,10 +45,8 @@ let package = Package(
             name: "CXkbCommon", path: "Sources/CXkbCommon", pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]),
 
-        // XKB layouts on an Xlib connection, through libxkbcommon-x11.
-        .target(
-            name: "CXkbX11",
-            linkerSettings: [.linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon"), .linkedLibrary("X11-xcb")]),
+        // XKB layouts on an Xlib connection, through libxkbcommon-x11 (loaded by CX11Loader).
+        .target(name: "CXkbX11"),
 
         // sd-bus (libsystemd) for the keyboards' own D-Bus services, with a small C shim for what
         // Swift cannot express (no-auto-start calls, error replies, SD_BUS_ERROR_NULL). Its headers
@@ -59,7 +59,9 @@ let package = Package(
         // Display-server backends, one plugin each.
         .target(
             name: "X11Adapter",
-            dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CThreadSlice"]),
+            dependencies: [
+                "KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader", "CThreadSlice",
+            ]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs
         // with xdg-output, and the seat keyboard's layout.
         .target(
@@ -83,7 +85,7 @@ let package = Package(
         // Built for release with the Swift runtime linked statically (see the README), it takes
         // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
         .executableTarget(
-            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService"],
+            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService", "CMalloc"],
             linkerSettings: [
                 .unsafeFlags(
                     ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx"],
@@ -121,7 +123,7 @@ let package = Package(
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(
             name: "TestSupport", dependencies: ["CX11", "CThreadSlice", "KeyboardAdapterCore"],
-            path: "Tests/TestSupport"),
+            path: "Tests/TestSupport", linkerSettings: [.linkedLibrary("X11")]),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"]),
         .testTarget(
@@ -153,7 +155,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
+        .target(
+            name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture",
+            linkerSettings: [.linkedLibrary("X11")]),
         .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
         .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
 

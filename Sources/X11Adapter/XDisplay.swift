@@ -1,4 +1,5 @@
 import CX11
+import CX11Loader
 import CXkbX11
 import CXrandr
 import Glibc
@@ -84,6 +85,9 @@ final class XDisplay {
 
     /// Connects to `name`, or to `$DISPLAY` when nil.
     init(name: String?) throws(XDisplayError) {
+        if let failure = ka_x11_library_failure() {
+            throw XDisplayError(description: "cannot load the X libraries: " + String(cString: failure))
+        }
         _ = XErrorHooks.installed
         let shown = name ?? (getenv("DISPLAY").map { String(cString: $0) } ?? "")
         guard let opened = Self.open(shown) else {

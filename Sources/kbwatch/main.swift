@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 import KbwatchOutput
 import KeyboardAdapter
@@ -44,8 +45,12 @@ func fail(_ code: ExitCode, _ message: String) -> Never {
     exit(code.rawValue)
 }
 
+_ = ka_release_code_pages()
 signal(SIGPIPE, SIG_IGN)
-let environment = ProcessInfo.processInfo.environment
+// One malloc arena for both threads: the loop thread allocates little, and an arena of its own
+// would keep pages of its own resident for the whole watch.
+ka_malloc_single_arena()
+let environment = ProcessEnvironment.current
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -173,6 +178,10 @@ do {
 }
 
 if options.mode == .serve { ServiceModes.serve(manager, options: options, stopSignals: &stopSignals) }
+
+// Start-up is over: what it allocated and freed goes back to the system rather than staying
+// resident for the whole watch.
+if options.mode == .watch { ka_malloc_trim() }
 
 if options.mode == .state {
     let keyboards = manager.visibleKeyboards

@@ -116,6 +116,11 @@ let package = Package(
             path: "Benchmarks/kbfuzz"),
 
         // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
+        // Its floor for CPU per event: a bare Xlib client in C that reads the same events and
+        // writes a JSON line of the same size per event.
+        .executableTarget(
+            name: "x11bare", dependencies: ["CX11"], path: "Benchmarks/x11bare",
+            linkerSettings: [.linkedLibrary("X11")]),
         .executableTarget(
             name: "kbwatchbench", dependencies: ["KeyboardAdapterCore", "TestSupport"],
             path: "Benchmarks/kbwatchbench"),

@@ -96,6 +96,11 @@ let package = Package(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
 
+        // Its floor for a show: a bare libwayland client in C that makes the layer-shell probe and
+        // the popup query that finds the keyboard's edge, one line per usable area.
+        .executableTarget(
+            name: "wlbare", dependencies: ["CWayland", "CWaylandProtocols"], path: "Benchmarks/wlbare"),
+
         // Show/hide latency and idle CPU of kbwatch on headless KWin with maliit-keyboard.
         .executableTarget(
             name: "kwinbench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/kwinbench"),

@@ -211,6 +211,8 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
     let tracker: WindowTracker
     private let context: LoopContext
     private var isClosed = false
+    /// The connection's descriptor, which stays the same as long as the connection.
+    private let descriptor: Int32
 
     init(
         display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink,
@@ -220,6 +222,7 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
         self.sink = sink
         self.context = context
         self.backendName = backendName
+        descriptor = display.fileDescriptor
         tracker = WindowTracker(
             display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
             deliver: { sink.deliver($0) })
@@ -234,6 +237,12 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
 
     func prepareToWait() -> (descriptor: Int32, events: Int16) {
         guard !isClosed else { return (-1, 0) }
+        // Nothing came (poll() said nothing), nothing was asked since the queue was left empty
+        // and nothing waits to be reported: a turn for another source (a settle deadline) costs
+        // one look at the request mark.
+        if !mayHaveInput, !tracker.hasObservationsToFlush, drainedMark == display.requestMark, !display.isBroken {
+            return (descriptor, Int16(POLLIN))
+        }
         // Round trips (and flushing, which reads while it writes) pull events into Xlib's and
         // xcb's queues without the socket showing them to poll(). So the socket is read (which
         // also sends what is buffered) whenever poll() said it is readable or a request was made
@@ -272,7 +281,7 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
                 continue
             }
             if display.isBroken { return fail() }
-            return (display.fileDescriptor, Int16(POLLIN))
+            return (descriptor, Int16(POLLIN))
         }
     }
 

@@ -32,6 +32,8 @@
     X(x11, Atom, XInternAtom, (Display *display, _Xconst char *name, Bool only_if_exists),                 \
       (display, name, only_if_exists), 0)                                                                  \
     X(x11, char *, XGetAtomName, (Display *display, Atom atom), (display, atom), NULL)                     \
+    X(x11, Status, XInternAtoms, (Display *display, char **names, int count, Bool only_if_exists, Atom *atoms), \
+      (display, names, count, only_if_exists, atoms), 0)                                                  \
     X(x11, int, XFree, (void *data), (data), 0)                                                            \
     X(x11, int, XGetWindowProperty,                                                                        \
       (Display *display, Window window, Atom property, long offset, long length, Bool delete_,             \

@@ -24,9 +24,9 @@ final class WindowModel<Server: WindowServer> {
     /// A group switch or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
     private var layoutPending = false
     /// Properties that decide whether a window is a keyboard.
-    private let describingAtoms: Set<AtomID>
+    private let describingAtoms: [AtomID]
     /// Properties that only matter for keyboards.
-    private let keyboardAtoms: Set<AtomID>
+    private let keyboardAtoms: [AtomID]
 
     /// A model of `server`'s screen that recognises keyboards by `rules`, judges them local for
     /// `appIdentity` and hands every observation to `deliver`.
@@ -42,8 +42,10 @@ final class WindowModel<Server: WindowServer> {
         let size = server.screenSize
         screen = Rect(x: 0, y: 0, width: size.width, height: size.height)
         monitors = MonitorLayout(monitors: [], screen: screen)
-        describingAtoms = Set(FollowedProperties.describing.map { server.atom($0) })
-        keyboardAtoms = Set(FollowedProperties.keyboard.map { server.atom($0) })
+        server.prepareAtoms()
+        // A handful each: looked through, not hashed.
+        describingAtoms = FollowedProperties.describing.map { server.atom($0) }
+        keyboardAtoms = FollowedProperties.keyboard.map { server.atom($0) }
     }
 
     // MARK: Start-up

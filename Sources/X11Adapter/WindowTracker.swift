@@ -49,6 +49,9 @@ extension XDisplay: WindowServer {
         selectInput(window, StructureNotifyMask | PropertyChangeMask)
     }
 
+    /// Interns the atoms of every start in one round trip.
+    func prepareAtoms() { internAtoms(Self.startAtoms) }
+
     /// Follows the core keyboard's layout through XKB on this connection.
     func followInputLayout() -> (any InputLayoutSource)? { XkbLayout(display: self) }
 }

@@ -203,6 +203,27 @@ final class XDisplay {
 
     // MARK: Atoms
 
+    /// The atoms every start of the backend asks for: the followed properties, the active window
+    /// and the layout names.
+    static let startAtoms =
+        FollowedProperties.describing + FollowedProperties.keyboard + [
+            "_NET_ACTIVE_WINDOW", "_XKB_RULES_NAMES",
+        ]
+
+    /// Interns `names` in one round trip (XInternAtoms) rather than one each, for `atom(_:)`.
+    func internAtoms(_ names: [String]) {
+        let missing = names.filter { atoms[$0] == nil }
+        guard !missing.isEmpty, !isBroken else { return }
+        var cNames = missing.map { strdup($0) }
+        defer { cNames.forEach { free($0) } }
+        var values = [Atom](repeating: 0, count: missing.count)
+        guard XInternAtoms(handle, &cNames, Int32(missing.count), 0, &values) != 0 else { return }
+        for (name, value) in zip(missing, values) where value != 0 {
+            atoms[name] = value
+            atomNames[value] = name
+        }
+    }
+
     /// The atom for `name`, interned once per connection.
     func atom(_ name: String) -> Atom {
         if let known = atoms[name] { return known }

@@ -50,6 +50,8 @@ extension EventWriter {
 public final class LineBuffer: @unchecked Sendable {
     /// The text written so far.
     package var text = JSONText(capacity: 1024)
+    /// The date and time of the last second a line was stamped with.
+    package var second = Timestamp.SecondCache()
 
     /// An empty buffer.
     public init() {}
@@ -159,7 +161,7 @@ public struct JSONWriter: EventWriter {
 
     /// One object per event and its newline, written straight into `line`.
     public func write(_ update: KeyboardUpdate, into line: LineBuffer) {
-        fields(update, event: update.event.rawValue, into: &line.text)
+        fields(update, event: update.event.rawValue, into: &line.text, second: &line.second)
         line.text.raw("}\n")
     }
 
@@ -168,13 +170,20 @@ public struct JSONWriter: EventWriter {
     /// `timing` came after the first schema-1 fields; readers that ignore unknown fields read on
     /// unchanged.
     private func fields(_ update: KeyboardUpdate, event: String, into out: inout JSONText) {
+        var second = Timestamp.SecondCache()
+        fields(update, event: event, into: &out, second: &second)
+    }
+
+    private func fields(
+        _ update: KeyboardUpdate, event: String, into out: inout JSONText, second: inout Timestamp.SecondCache
+    ) {
         let known = update.hasKnownFrame
         out.raw("{\"schema\":")
         out.int(Self.schema)
         out.raw(",\"event\":")
         out.string(event)
         out.raw(",\"time\":")
-        Timestamp.appendISO(update.timestamp, to: &out)
+        Timestamp.appendISO(update.timestamp, to: &out, cache: &second)
         out.raw(",\"backend\":")
         out.string(update.backend)
         out.raw(",\"keyboard\":")
@@ -304,7 +313,11 @@ public struct FormatWriter: EventWriter {
 
     /// A writer for `template`, whose `\n` and `\t` become a newline and a tab.
     public init(template: String) {
-        self.template = template.replacing("\\n", with: "\n").replacing("\\t", with: "\t")
+        // Most templates have no backslash: they are taken as they are, without the string
+        // processing library's search (which kbwatch then never maps).
+        self.template =
+            template.utf8.contains(UInt8(ascii: "\\"))
+            ? template.replacing("\\n", with: "\n").replacing("\\t", with: "\t") : template
     }
 
     /// The template filled in for an intermediate frame: `%e` reads `progress`, the frame fields

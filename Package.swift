@@ -88,7 +88,7 @@ let package = Package(
             name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService", "CMalloc"],
             linkerSettings: [
                 .unsafeFlags(
-                    ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx"],
+                    ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx", "-Xclang-linker", "-static-libgcc"],
                     .when(platforms: [.linux], configuration: .release))
             ]),
         // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.

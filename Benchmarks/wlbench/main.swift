@@ -19,11 +19,16 @@ import WaylandAdapter
 // on a show each backend makes a popup round trip, which may queue behind the other's.
 // Runs headless sway as the current user, or, as root, as an unprivileged account (see TestUser).
 //
-// Usage: wlbench [ROUNDS] (default 30); WLBENCH_IDLE_SECONDS (default 10), WLBENCH_STATE_RUNS (30).
+// Then kbwatch's memory over 1 000 more events (WLBENCH_MEMORY_ROUNDS shows and hides, 250: four
+// events each).
+//
+// Usage: wlbench [ROUNDS] (default 30); WLBENCH_IDLE_SECONDS (default 10), WLBENCH_STATE_RUNS (30),
+// WLBENCH_MEMORY_ROUNDS (250).
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 30
 let idleSeconds = Int(ProcessInfo.processInfo.environment["WLBENCH_IDLE_SECONDS"] ?? "") ?? 10
 let stateRuns = Int(ProcessInfo.processInfo.environment["WLBENCH_STATE_RUNS"] ?? "") ?? 30
+let memoryRounds = Int(ProcessInfo.processInfo.environment["WLBENCH_MEMORY_ROUNDS"] ?? "") ?? 250
 
 func wait(_ what: String, timeout: Double = 5, _ condition: () -> Bool) throws {
     if !Wait.until(timeout: timeout, interval: 0.001, condition) { throw BenchError("timed out waiting for \(what)") }
@@ -101,6 +106,10 @@ func main() throws {
     let kbwatchAlone = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: nil, floor: wlbare)
         .run(rounds)
     let kbwatchAfterAll = ProcessUsage.sample(pid: kbwatch.pid)
+    // Memory over 1 000 more events (each round: willShow, didShow, willHide, didHide).
+    _ = try Rounds(keyboard: keyboard, probe: bareProbe, kbwatch: kbwatch, wills: nil, floor: wlbare)
+        .run(memoryRounds)
+    let kbwatchAfterMemory = ProcessUsage.sample(pid: kbwatch.pid)
     kbwatch.stop()
     try manager.start()
     try wait("the restarted manager's probe") { backend.outputs.first?.usableArea == full }
@@ -134,6 +143,9 @@ func main() throws {
     print(column("  after start-up") + memoryText(kbwatchStarted))
     print(column("  after \(rounds) shows and hides") + memoryText(kbwatchAfterRounds))
     print(column("  after \(2 * rounds) shows and hides") + memoryText(kbwatchAfterAll))
+    print(
+        column("  after \(4 * memoryRounds) more events") + memoryText(kbwatchAfterMemory)
+            + "   (flat: within 0.2 MB of the line above)")
     print("")
     print(column("wall time of \(stateRuns) runs, wvkbd shown") + "  median          p90")
     print(

@@ -28,14 +28,16 @@ let package = Package(
 
         // The run loop thread's request for a short time slice (libc's syscall() only).
         .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
+        // glibc's malloc tuning, for kbwatch's resident memory (malloc.h only).
+        .systemLibrary(name: "CMalloc", path: "Sources/CMalloc"),
 
-        // C libraries from Debian's -dev packages.
-        .systemLibrary(
-            name: "CX11", path: "Sources/CX11", pkgConfig: "x11",
-            providers: [.apt(["libx11-dev"])]),
-        .systemLibrary(
-            name: "CXrandr", path: "Sources/CXrandr", pkgConfig: "xrandr",
-            providers: [.apt(["libxrandr-dev"])]),
+        // C libraries from Debian's -dev packages. The Xlib and RandR modules are headers only:
+        // the X11 backend reaches the libraries through CX11Loader, which loads them when an X
+        // display is first used; a program that calls Xlib itself links libX11 (TestSupport, the
+        // example app).
+        .systemLibrary(name: "CX11", path: "Sources/CX11", providers: [.apt(["libx11-dev"])]),
+        .systemLibrary(name: "CXrandr", path: "Sources/CXrandr", providers: [.apt(["libxrandr-dev"])]),
+        .target(name: "CX11Loader", dependencies: ["CX11", "CXrandr", "CXkbCommon"]),
         .systemLibrary(
             name: "CWayland", path: "Sources/CWayland", pkgConfig: "wayland-client",
             providers: [.apt(["libwayland-dev"])]),
@@ -44,10 +46,8 @@ let package = Package(
             name: "CXkbCommon", path: "Sources/CXkbCommon", pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]),
 
-        // XKB layouts on an Xlib connection, through libxkbcommon-x11.
-        .target(
-            name: "CXkbX11",
-            linkerSettings: [.linkedLibrary("xkbcommon-x11"), .linkedLibrary("xkbcommon"), .linkedLibrary("X11-xcb")]),
+        // XKB layouts on an Xlib connection, through libxkbcommon-x11 (loaded by CX11Loader).
+        .target(name: "CXkbX11"),
 
         // sd-bus (libsystemd) for the keyboards' own D-Bus services, with a small C shim for what
         // Swift cannot express (no-auto-start calls, error replies, SD_BUS_ERROR_NULL). Its headers
@@ -60,7 +60,9 @@ let package = Package(
         // Display-server backends, one plugin each.
         .target(
             name: "X11Adapter",
-            dependencies: ["KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CThreadSlice"]),
+            dependencies: [
+                "KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader", "CThreadSlice",
+            ]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs
         // with xdg-output, and the seat keyboard's layout.
         .target(
@@ -89,16 +91,21 @@ let package = Package(
         // Built for release with the Swift runtime linked statically (see the README), it takes
         // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
         .executableTarget(
-            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService"],
+            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService", "CMalloc"],
             linkerSettings: [
                 .unsafeFlags(
-                    ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx"],
+                    ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx", "-Xclang-linker", "-static-libgcc"],
                     .when(platforms: [.linux], configuration: .release))
             ]),
         // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
         .executableTarget(
             name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
             path: "Benchmarks/wlbench"),
+
+        // Its floor for a show: a bare libwayland client in C that makes the layer-shell probe and
+        // the popup query that finds the keyboard's edge, one line per usable area.
+        .executableTarget(
+            name: "wlbare", dependencies: ["CWayland", "CWaylandProtocols"], path: "Benchmarks/wlbare"),
 
         // Show/hide latency and idle CPU of kbwatch on headless KWin with maliit-keyboard.
         .executableTarget(
@@ -126,6 +133,11 @@ let package = Package(
             path: "Benchmarks/kbfuzz"),
 
         // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
+        // Its floor for CPU per event: a bare Xlib client in C that reads the same events and
+        // writes a JSON line of the same size per event.
+        .executableTarget(
+            name: "x11bare", dependencies: ["CX11"], path: "Benchmarks/x11bare",
+            linkerSettings: [.linkedLibrary("X11")]),
         .executableTarget(
             name: "kbwatchbench", dependencies: ["KeyboardAdapterCore", "TestSupport"],
             path: "Benchmarks/kbwatchbench"),
@@ -133,7 +145,7 @@ let package = Package(
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(
             name: "TestSupport", dependencies: ["CX11", "CThreadSlice", "KeyboardAdapterCore"],
-            path: "Tests/TestSupport"),
+            path: "Tests/TestSupport", linkerSettings: [.linkedLibrary("X11")]),
 
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"]),
         .testTarget(
@@ -165,7 +177,9 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture"),
+        .target(
+            name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture",
+            linkerSettings: [.linkedLibrary("X11")]),
         .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
         .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
 

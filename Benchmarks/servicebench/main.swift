@@ -6,8 +6,9 @@
 // request to
 // - kbwatch's own willChangeFrame line (what a direct watcher sees),
 // - the first subscriber's SubscriberEvent, and the last (the Nth) one's;
-// then the service's CPU per event and per subscriber (its ticks over the moves), and its memory
-// with N subscribers.
+// then the CPU per event of the service, of the bus daemon that routes its signals and of the N
+// subscribers together (each process's time on a CPU over the moves, from schedstat), and the
+// service's memory with N subscribers.
 //
 // Usage: servicebench [MOVES] (default 200), for 1, 10 and 100 subscribers.
 
@@ -56,6 +57,8 @@ func measure(subscribers: Int, moves: Int) throws {
     var last = Latencies()
     var missed = 0
     let before = ProcessUsage.sample(pid: service.pid)
+    let daemonBefore = ProcessUsage.sample(pid: bus.process.pid)
+    let clientsBefore = ProcessUsage.sample(pid: clients.pid)
     for step in 0..<moves {
         let directMark = direct.lines.count
         let clientMark = clients.lines.count
@@ -82,6 +85,8 @@ func measure(subscribers: Int, moves: Int) throws {
         Thread.sleep(forTimeInterval: 0.07)
     }
     let after = ProcessUsage.sample(pid: service.pid)
+    let daemonAfter = ProcessUsage.sample(pid: bus.process.pid)
+    let clientsAfter = ProcessUsage.sample(pid: clients.pid)
     print(
         "\(subscribers) subscriber\(subscribers == 1 ? "" : "s"), \(moves) moves (\(missed) missed)    p50         p99")
     for (name, values) in [
@@ -97,15 +102,32 @@ func measure(subscribers: Int, moves: Int) throws {
         column("  last subscriber over the first") + millisecondsText(last.p50 - first.p50) + "  "
             + millisecondsText(last.p99 - first.p99))
     if let before, let after {
-        // Each move is two events (will and did) and a frame of the property change.
+        // Each move is two events (will and did).
         let events = Double(2 * (moves - missed))
-        let perEvent = Double(after.ticks - before.ticks) * 10 / events
+        func perEvent(_ earlier: ProcessUsage?, _ later: ProcessUsage?) -> Double {
+            guard let earlier, let later else { return .nan }
+            return Double(later.since(earlier).cpuNanoseconds) / 1e6 / events
+        }
+        let service = perEvent(before, after)
         print(
             column("  service CPU per event")
-                + String(format: "%.3f ms, %.4f ms per subscriber", perEvent, perEvent / Double(subscribers)))
+                + String(format: "%.3f ms, %.4f ms per subscriber", service, service / Double(subscribers)))
+        print(
+            column("  bus daemon CPU per event (routing)")
+                + String(
+                    format: "%.3f ms, %.4f ms per subscriber", perEvent(daemonBefore, daemonAfter),
+                    perEvent(daemonBefore, daemonAfter) / Double(subscribers)))
+        print(
+            column("  servicebare CPU per event (all N clients)")
+                + String(format: "%.3f ms", perEvent(clientsBefore, clientsAfter)))
         print(
             column("  service resident memory") + "\(after.residentKiB) KiB = "
                 + mebibytesText(kibibytes: after.residentKiB))
+    }
+    if subscribers == 100 {
+        print(
+            column("  target: last over the first, p50") + "<= 2 ms"
+                + (last.p50 - first.p50 <= 0.002 ? " (met)" : " (not met)"))
     }
 }
 

@@ -12,6 +12,9 @@ struct Rounds {
     let kbwatch: WatchedProcess?
     /// The manager's will events with the time its callback ran; nil when no manager takes part.
     let wills: WillLog?
+    /// wlbare, the C client that makes the probe and the popup query (the show's floor), with its
+    /// lines (`show ...`, `hide ...`) as read.
+    let floor: WatchedProcess
 
     func run(_ count: Int) throws -> Series {
         var series = Series()
@@ -21,9 +24,14 @@ struct Rounds {
                 let changesBefore = probe.changes.withLock { $0.count }
                 let roundTripsBefore = probe.roundTrips.withLock { $0.count }
                 let linesBefore = kbwatch?.lines.count ?? 0
+                let floorBefore = floor.lines.count
                 let start = MonotonicClock.now()
                 keyboard.signal(signal)
                 let line = kbwatch?.lines.first(from: linesBefore, timeout: 5) { $0 == event.rawValue }
+                let floorWord = event == .willShow ? "show " : "hide "
+                guard
+                    let floorLine = floor.lines.first(from: floorBefore, timeout: 5, where: { $0.hasPrefix(floorWord) })
+                else { throw BenchError("no \(floorWord)line from wlbare: \(floor.errors)") }
                 try wait("\(event) after signal \(signal)") {
                     (wills?.entries.withLock { $0.count } ?? 1) > willsBefore
                         && probe.changes.withLock { $0.count } > changesBefore
@@ -35,7 +43,8 @@ struct Rounds {
                 series.add(
                     event, bare: probe.changes.withLock { $0[changesBefore].time } - start,
                     roundTrip: probe.roundTrips.withLock { $0[roundTripsBefore] } - start,
-                    manager: will.map { $0.time - start }, kbwatch: line.map { $0.time - start })
+                    manager: will.map { $0.time - start }, kbwatch: line.map { $0.time - start },
+                    floor: floorLine.time - start)
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }

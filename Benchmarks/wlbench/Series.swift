@@ -8,10 +8,15 @@ struct Series {
     var roundTrip: [KeyboardEvent: Latencies] = [:]
     var manager: [KeyboardEvent: Latencies] = [:]
     var kbwatch: [KeyboardEvent: Latencies] = [:]
+    /// wlbare's line: the probe and, on a show, the popup query, in a process of its own.
+    var floor: [KeyboardEvent: Latencies] = [:]
 
-    mutating func add(_ event: KeyboardEvent, bare: Double, roundTrip: Double, manager: Double?, kbwatch: Double?) {
+    mutating func add(
+        _ event: KeyboardEvent, bare: Double, roundTrip: Double, manager: Double?, kbwatch: Double?, floor: Double
+    ) {
         self.bare[event, default: Latencies()].append(bare)
         self.roundTrip[event, default: Latencies()].append(roundTrip)
+        self.floor[event, default: Latencies()].append(floor)
         if let manager { self.manager[event, default: Latencies()].append(manager) }
         if let kbwatch { self.kbwatch[event, default: Latencies()].append(kbwatch) }
     }
@@ -22,8 +27,9 @@ struct Series {
             "  from the signal to ...".padding(toLength: 53, withPad: " ", startingAt: 0)
                 + "show p50     show p99     hide p50     hide p99")
         var rows = [
-            ("  bare libwayland probe: configure (floor)", bare),
+            ("  bare libwayland probe: configure (hide floor)", bare),
             ("  bare probe + one round trip (wl_display_sync)", roundTrip),
+            ("  wlbare (C: probe + popup query), its line", floor),
         ]
         if !manager.isEmpty { rows.append(("  KeyboardManager willShow / willHide", manager)) }
         if !kbwatch.isEmpty { rows.append(("  kbwatch stdout line", kbwatch)) }
@@ -36,10 +42,11 @@ struct Series {
                     + millisecondsText(hide.p99, width: 10))
         }
         for (label, series, base) in [
-            ("  manager vs floor, p50", manager, bare), ("  kbwatch vs floor, p50", kbwatch, bare),
-            ("  bare probe + round trip vs floor, p50", roundTrip, bare),
-            ("  manager vs probe + round trip, p50", manager, roundTrip),
-            ("  kbwatch vs probe + round trip, p50", kbwatch, roundTrip),
+            ("  manager vs probe, p50", manager, bare), ("  kbwatch vs probe, p50", kbwatch, bare),
+            ("  bare probe + round trip vs probe, p50", roundTrip, bare),
+            ("  wlbare vs probe, p50", floor, bare),
+            ("  manager vs wlbare, p50", manager, floor),
+            ("  kbwatch vs wlbare, p50", kbwatch, floor),
         ] where !series.isEmpty {
             func ratio(_ event: KeyboardEvent) -> Double {
                 (series[event]?.p50 ?? .nan) / (base[event]?.p50 ?? .nan)

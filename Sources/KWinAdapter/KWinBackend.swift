@@ -71,7 +71,7 @@ public final class KWinBackend: KeyboardBackend {
     /// virtual-keyboard service answers on the session bus.
     public func availability() -> BackendAvailability {
         if let missing = BackendLifecycle<KWinConnection>.missingWaylandDisplay(
-            displayName: displayName, environment: ProcessInfo.processInfo.environment)
+            displayName: displayName, environment: ProcessEnvironment.current)
         {
             return missing
         }

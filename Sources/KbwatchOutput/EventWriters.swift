@@ -13,6 +13,10 @@ import KeyboardAdapterCore
 public protocol EventWriter: Sendable {
     /// The line for one event.
     func line(for update: KeyboardUpdate) -> String
+    /// Appends the line for one event and its newline to `line`: the same text as
+    /// ``line(for:)``, which a writer may produce without making a `String` (kbwatch writes every
+    /// event through one buffer it keeps).
+    func write(_ update: KeyboardUpdate, into line: LineBuffer)
     /// The line for a layout change of a visible keyboard, nil when the format has none.
     func line(forLayoutChange state: KeyboardState, at date: Date) -> String?
     /// The lines for `--state`.
@@ -24,12 +28,40 @@ public protocol EventWriter: Sendable {
 }
 
 extension EventWriter {
+    /// ``line(for:)``'s text and a newline.
+    public func write(_ update: KeyboardUpdate, into line: LineBuffer) {
+        var text = self.line(for: update)
+        text.withUTF8 { line.text.raw($0) }
+        line.text.raw(byte: UInt8(ascii: "\n"))
+    }
+
     /// The keyboards, then one line per keyboard service that runs: `service onboard: running, visible, pid 4242`.
     public func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
         lines(forState: keyboards)
             + services.filter { $0.state.isRunning }.map {
                 "service \(TerminalText.escape($0.name)): \(TerminalText.escape($0.state.description))"
             }
+    }
+}
+
+/// The bytes of lines being written, kept from one line to the next so that writing a line
+/// allocates nothing once the buffer has grown to a line's size. Used by one thread at a time
+/// (kbwatch's run-loop thread): it is `Sendable` only so that a callback can hold it.
+public final class LineBuffer: @unchecked Sendable {
+    /// The text written so far.
+    package var text = JSONText(capacity: 1024)
+    /// The date and time of the last second a line was stamped with.
+    package var second = Timestamp.SecondCache()
+
+    /// An empty buffer.
+    public init() {}
+
+    /// Forgets what was written, keeping the room.
+    public func removeAll() { text.removeAll() }
+
+    /// The bytes written so far, valid during `body` only.
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try text.withBytes(body)
     }
 }
 
@@ -121,47 +153,79 @@ public struct JSONWriter: EventWriter {
 
     /// One object per event.
     public func line(for update: KeyboardUpdate) -> String {
-        object(update, event: update.event.rawValue).rendered
+        var out = JSONText(capacity: 768)
+        fields(update, event: update.event.rawValue, into: &out)
+        out.raw(byte: UInt8(ascii: "}"))
+        return out.string
     }
 
-    /// The event's fields in the documented order; frames are null when the geometry is unknown.
-    /// `endFramePredicted` and `timing` came after the first schema-1 fields; readers that ignore
-    /// unknown fields read on unchanged.
-    private func object(_ update: KeyboardUpdate, event: String, extra: [(String, JSONValue)] = []) -> JSONValue {
+    /// One object per event and its newline, written straight into `line`.
+    public func write(_ update: KeyboardUpdate, into line: LineBuffer) {
+        fields(update, event: update.event.rawValue, into: &line.text, second: &line.second)
+        line.text.raw("}\n")
+    }
+
+    /// The event's fields in the documented order, after the opening brace and without the
+    /// closing one; frames are null when the geometry is unknown. `endFramePredicted` and
+    /// `timing` came after the first schema-1 fields; readers that ignore unknown fields read on
+    /// unchanged.
+    private func fields(_ update: KeyboardUpdate, event: String, into out: inout JSONText) {
+        var second = Timestamp.SecondCache()
+        fields(update, event: event, into: &out, second: &second)
+    }
+
+    private func fields(
+        _ update: KeyboardUpdate, event: String, into out: inout JSONText, second: inout Timestamp.SecondCache
+    ) {
         let known = update.hasKnownFrame
-        return .object(
-            [
-                ("schema", .int(Self.schema)),
-                ("event", .string(event)),
-                ("time", .string(Timestamp.iso(update.timestamp))),
-                ("backend", .string(update.backend)),
-                ("keyboard", update.keyboard.json),
-                ("output", .optional(update.output, \.json)),
-                ("beginFrame", known ? update.beginFrame.json : .null),
-                ("endFrame", known ? update.endFrame.json : .null),
-                ("visible", .bool(update.isVisible)),
-                ("docked", .bool(update.isDocked)),
-                ("local", .optional(update.isLocal, JSONValue.bool)),
-                ("animationDuration", .number((update.animationDuration * 1000).rounded() / 1000)),
-                ("animationCurve", .string(update.animationCurve.rawValue)),
-                ("layout", .optional(update.layout, \.json)),
-                ("geometry", .string(update.geometry.rawValue)),
-                ("endFramePredicted", .bool(update.isEndFramePredicted)),
-                ("timing", .string(update.timing.rawValue)),
-            ] + extra)
+        out.raw("{\"schema\":")
+        out.int(Self.schema)
+        out.raw(",\"event\":")
+        out.string(event)
+        out.raw(",\"time\":")
+        Timestamp.appendISO(update.timestamp, to: &out, cache: &second)
+        out.raw(",\"backend\":")
+        out.string(update.backend)
+        out.raw(",\"keyboard\":")
+        out.keyboard(update.keyboard)
+        out.raw(",\"output\":")
+        out.output(update.output)
+        out.raw(",\"beginFrame\":")
+        if known { out.rect(update.beginFrame) } else { out.null() }
+        out.raw(",\"endFrame\":")
+        if known { out.rect(update.endFrame) } else { out.null() }
+        out.raw(",\"visible\":")
+        out.bool(update.isVisible)
+        out.raw(",\"docked\":")
+        out.bool(update.isDocked)
+        out.raw(",\"local\":")
+        out.bool(update.isLocal)
+        out.raw(",\"animationDuration\":")
+        out.number((update.animationDuration * 1000).rounded() / 1000)
+        out.raw(",\"animationCurve\":")
+        out.string(update.animationCurve.rawValue)
+        out.raw(",\"layout\":")
+        out.layout(update.layout)
+        out.raw(",\"geometry\":")
+        out.string(update.geometry.rawValue)
+        out.raw(",\"endFramePredicted\":")
+        out.bool(update.isEndFramePredicted)
+        out.raw(",\"timing\":")
+        out.string(update.timing.rawValue)
     }
 
     /// The same object as an event, `event` `progress`, `endFrame` the current frame,
     /// `animationDuration` the time elapsed, plus `transition` and `fraction` (null when the
     /// destination is not known).
     public func line(forProgress progress: KeyboardProgress) -> String {
-        object(
-            progress.asUpdate, event: "progress",
-            extra: [
-                ("transition", .string(progress.transition.rawValue)),
-                ("fraction", .optional(progress.fraction) { .number(($0 * 1000).rounded() / 1000) }),
-            ]
-        ).rendered
+        var out = JSONText(capacity: 800)
+        fields(progress.asUpdate, event: "progress", into: &out)
+        out.raw(",\"transition\":")
+        out.string(progress.transition.rawValue)
+        out.raw(",\"fraction\":")
+        if let fraction = progress.fraction { out.number((fraction * 1000).rounded() / 1000) } else { out.null() }
+        out.raw(byte: UInt8(ascii: "}"))
+        return out.string
     }
 
     /// Layout changes are not among the six events of the schema, so JSON output leaves them out.
@@ -249,7 +313,11 @@ public struct FormatWriter: EventWriter {
 
     /// A writer for `template`, whose `\n` and `\t` become a newline and a tab.
     public init(template: String) {
-        self.template = template.replacing("\\n", with: "\n").replacing("\\t", with: "\t")
+        // Most templates have no backslash: they are taken as they are, without the string
+        // processing library's search (which kbwatch then never maps).
+        self.template =
+            template.utf8.contains(UInt8(ascii: "\\"))
+            ? template.replacing("\\n", with: "\n").replacing("\\t", with: "\t") : template
     }
 
     /// The template filled in for an intermediate frame: `%e` reads `progress`, the frame fields

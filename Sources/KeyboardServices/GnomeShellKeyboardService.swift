@@ -28,7 +28,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
     }
 
     /// A service on the session bus of `environment`.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessEnvironment.current) {
         self.environment = environment
     }
 

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -13,7 +15,7 @@ extension DBusKeyboardService {
     /// While it runs, the package's KWin script reports the keyboard's window and the focus
     /// (``KeyboardServiceState/companion``) on KWin 6.
     public static func kwinVirtualKeyboard(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current
     ) -> DBusKeyboardService {
         DBusKeyboardService(
             interface: ServiceInterface(

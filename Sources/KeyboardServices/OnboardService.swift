@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -9,7 +11,7 @@ extension DBusKeyboardService {
     /// `org.onboard.Onboard.Keyboard`, methods `Show` and `Hide`, property `Visible` (with
     /// PropertiesChanged). onboard is D-Bus activatable: this service never activates it.
     public static func onboard(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current
     ) -> DBusKeyboardService {
         DBusKeyboardService(
             interface: ServiceInterface(

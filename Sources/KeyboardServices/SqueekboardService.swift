@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -11,7 +13,7 @@ extension DBusKeyboardService {
     /// squeekboard always docks at the bottom of its output. Phosh's other keyboard, phosh-osk-stub,
     /// serves the same interface and docks there too: its strips are named after it.
     public static func squeekboard(
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current
     ) -> DBusKeyboardService {
         DBusKeyboardService(
             interface: ServiceInterface(

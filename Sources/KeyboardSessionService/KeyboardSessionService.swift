@@ -23,7 +23,7 @@ public struct SessionServiceConfiguration: Sendable {
     /// Creates a configuration: 30 s idle, 256 subscribers, this process's environment.
     public init(
         idleExit: Double? = 30, maximumSubscribers: Int = 256,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current
     ) {
         self.idleExit = idleExit
         self.maximumSubscribers = maximumSubscribers

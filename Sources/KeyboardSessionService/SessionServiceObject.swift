@@ -48,24 +48,33 @@ final class SessionServiceObject {
 
     // MARK: - Publishing
 
-    /// Publishes an event: to everyone with `local` null, to each subscriber with its own.
+    /// Publishes an event: to each subscriber with its own `local`, then to everyone with `local`
+    /// null. The subscribers' signals go first: each is one message to one client, where the
+    /// broadcast is matched by the bus against every connection's rules.
     func publish(_ update: KeyboardUpdate) {
         var anonymous = update
         anonymous.isLocal = nil
         let everyone = writer.line(for: anonymous)
-        emit("Event", everyone)
         // One text per verdict (true, false, unknown), however many subscribers share it.
-        var texts: [Bool?: String] = [nil: everyone]
+        var judgedTrue: String?
+        var judgedFalse: String?
         for name in subscribers.names {
-            guard let subscriber = subscribers[name] else { continue }
-            let local = subscriber.identity.isLocal(given: update.focus)
-            if texts[local] == nil {
-                var judged = update
-                judged.isLocal = local
-                texts[local] = writer.line(for: judged)
+            guard let local = subscribers.byName[name]?.identity.isLocal(given: update.focus) else {
+                emit("SubscriberEvent", everyone, to: name)
+                continue
             }
-            emit("SubscriberEvent", texts[local]!, to: name)
+            let text = local ? judgedTrue : judgedFalse
+            if let text {
+                emit("SubscriberEvent", text, to: name)
+                continue
+            }
+            var judged = update
+            judged.isLocal = local
+            let made = writer.line(for: judged)
+            if local { judgedTrue = made } else { judgedFalse = made }
+            emit("SubscriberEvent", made, to: name)
         }
+        emit("Event", everyone)
         let before = (visible, keyboardsJSON)
         refreshPresent()
         if before != (visible, keyboardsJSON) {
@@ -83,7 +92,7 @@ final class SessionServiceObject {
     /// Publishes a progress frame to the subscribers that asked for them.
     func publish(_ progress: KeyboardProgress) {
         var line: String?
-        for name in subscribers.names where subscribers[name]?.options.progress == true {
+        for name in subscribers.names where subscribers.byName[name]?.options.progress == true {
             line = line ?? writer.line(forProgress: progress)
             emit("SubscriberProgress", line!, to: name)
         }
@@ -95,7 +104,7 @@ final class SessionServiceObject {
         // and the others go on.
         try? connection.emit(
             path: SessionServiceNames.objectPath, interface: SessionServiceNames.interfaceName, member: member,
-            [.string(json)], destination: destination)
+            text: json, destination: destination)
     }
 
     private func refreshPresent() {

@@ -93,13 +93,26 @@ struct SubscribeOptions: Sendable, Hashable {
 /// ``SessionServiceConfiguration/maximumSubscribers``.
 struct SessionSubscribers {
     struct Subscriber {
-        var options: SubscribeOptions
+        var options: SubscribeOptions {
+            didSet { identity = Self.identity(options, pid) }
+        }
         /// The client's process, as the bus says; nil until it has said.
-        var pid: Int32?
+        var pid: Int32? {
+            didSet { identity = Self.identity(options, pid) }
+        }
         /// Follows the client's name, which going away forgets it.
         var ownerWatch: BusSlot?
+        /// What its `local` is judged against, kept as the options and the pid change: judged
+        /// on every event, for every subscriber.
+        private(set) var identity: AppIdentity
 
-        var identity: AppIdentity {
+        init(options: SubscribeOptions, ownerWatch: BusSlot?) {
+            self.options = options
+            self.ownerWatch = ownerWatch
+            identity = Self.identity(options, nil)
+        }
+
+        private static func identity(_ options: SubscribeOptions, _ pid: Int32?) -> AppIdentity {
             AppIdentity(
                 processIDs: (options.caller ? pid.map { [$0] } ?? [] : []) + options.processIDs,
                 windowIDs: options.windowIDs,
@@ -108,16 +121,29 @@ struct SessionSubscribers {
     }
 
     private(set) var byName: [String: Subscriber] = [:]
+    /// The names in order, kept as subscribers come and go rather than sorted on every event.
+    private(set) var names: [String] = []
 
     var count: Int { byName.count }
     var isEmpty: Bool { byName.isEmpty }
-    var names: [String] { byName.keys.sorted() }
 
     subscript(name: String) -> Subscriber? {
         get { byName[name] }
-        set { byName[name] = newValue }
+        set {
+            guard let newValue else {
+                remove(name)
+                return
+            }
+            if byName.updateValue(newValue, forKey: name) == nil {
+                names.insert(name, at: names.firstIndex { $0 > name } ?? names.endIndex)
+            }
+        }
     }
 
     @discardableResult
-    mutating func remove(_ name: String) -> Subscriber? { byName.removeValue(forKey: name) }
+    mutating func remove(_ name: String) -> Subscriber? {
+        guard let removed = byName.removeValue(forKey: name) else { return nil }
+        names.removeAll { $0 == name }
+        return removed
+    }
 }

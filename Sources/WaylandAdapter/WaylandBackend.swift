@@ -91,7 +91,7 @@ public final class WaylandBackend: KeyboardBackend {
     /// `SWAYSOCK`. Nothing connects until `availability()` or `start(in:sink:)`.
     public init(
         display: String? = nil, services: [any KeyboardService] = [],
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        environment: [String: String] = ProcessEnvironment.current
     ) {
         displayName = display
         self.services = services
@@ -102,7 +102,7 @@ public final class WaylandBackend: KeyboardBackend {
     /// Connects briefly and checks that the compositor offers what the probe needs.
     public func availability() -> BackendAvailability {
         if let missing = BackendLifecycle<WaylandConnection>.missingWaylandDisplay(
-            displayName: displayName, environment: ProcessInfo.processInfo.environment)
+            displayName: displayName, environment: ProcessEnvironment.current)
         {
             return missing
         }

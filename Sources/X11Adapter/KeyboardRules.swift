@@ -180,10 +180,34 @@ public struct KeyboardRules: Sendable, Hashable {
 
     /// Where the user's rules file lives.
     public static func configFileURL(environment: [String: String]) -> URL {
-        let base =
+        URL(fileURLWithPath: configFilePath(environment: environment))
+    }
+
+    /// Where the user's rules file lives, as an absolute path: `$XDG_CONFIG_HOME` (else
+    /// `$HOME/.config`, else the user's home directory from the password database, `/.config`)
+    /// and `keyboard-adapter/rules.json`; a relative base is taken from the working directory.
+    /// Made from the text alone, without Foundation's URL, so that reading the rules at start-up
+    /// costs no more of the program's code than it needs.
+    public static func configFilePath(environment: [String: String]) -> String {
+        var base =
             environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.config")
-        return URL(fileURLWithPath: base).appendingPathComponent("keyboard-adapter/rules.json")
+            ?? ((environment["HOME"] ?? homeDirectory) + "/.config")
+        if !base.hasPrefix("/") { base = workingDirectory + "/" + base }
+        while base.count > 1, base.hasSuffix("/") { base.removeLast() }
+        return (base == "/" ? "" : base) + "/keyboard-adapter/rules.json"
+    }
+
+    /// The user's home directory from the password database; `/` when it has none.
+    private static var homeDirectory: String {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return "/" }
+        return String(cString: directory)
+    }
+
+    /// The working directory; `/` when it cannot be read.
+    private static var workingDirectory: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
     /// The largest rules file read (64 KiB): hundreds of rules; anything larger is not a rules file.
@@ -245,7 +269,7 @@ public struct KeyboardRules: Sendable, Hashable {
     /// device, a socket, a directory or a symbolic link loop in its place is ignored with a
     /// problem that says so, never waited on.
     public static func load(environment: [String: String]) -> (rules: KeyboardRules, problem: String?) {
-        let path = configFileURL(environment: environment).path
+        let path = configFilePath(environment: environment)
         let bytes: [UInt8]
         switch readRulesFile(path) {
         case .absent: return (builtIn, nil)

@@ -14,6 +14,9 @@ struct ObservationBatch {
     /// Hides of keyboard windows destroyed since the last flush.
     private var gone: [KeyboardObservation] = []
 
+    /// Whether a window was marked or a keyboard destroyed since the last flush.
+    var isEmpty: Bool { dirty.isEmpty && gone.isEmpty }
+
     /// Notes that `window`'s observation may have changed.
     mutating func markDirty(_ window: WindowID) {
         if dirtySet.insert(window).inserted { dirty.append(window) }
@@ -24,12 +27,11 @@ struct ObservationBatch {
         for window in delivered.keys.sorted() { markDirty(window) }
     }
 
-    /// The windows marked since the last call, in the order they were marked.
-    mutating func takeDirty() -> [WindowID] {
-        let taken = dirty
-        dirty = []
-        dirtySet.removeAll(keepingCapacity: true)
-        return taken
+    /// Puts the windows marked since the last call into `list` (empty, and kept by the caller
+    /// with its room), in the order they were marked; the batch keeps `list`'s old room.
+    mutating func takeDirty(into list: inout [WindowID]) {
+        swap(&dirty, &list)
+        if !dirtySet.isEmpty { dirtySet.removeAll(keepingCapacity: true) }
     }
 
     /// The hides of keyboards destroyed since the last call.
@@ -55,15 +57,13 @@ struct ObservationBatch {
     /// Keeps `observation` as `window`'s last and returns true when it says something new: not a
     /// repeat of the last one delivered, and not the hide of a keyboard never shown.
     mutating func record(_ observation: KeyboardObservation, for window: WindowID) -> Bool {
-        if let last = delivered[window] {
-            var comparable = last
-            comparable.time = 0
-            if comparable == observation { return false }
-        } else if observation.frame == nil {
-            return false
+        guard let index = delivered.index(forKey: window) else {
+            guard observation.frame != nil else { return false }
+            delivered[window] = observation
+            return true
         }
-        delivered[window] = observation
-        return true
+        // Compared and replaced in place: the last observation is not copied out.
+        return delivered.values[index].replace(with: observation)
     }
 
     /// Hides every keyboard shown, at `time`, in id order, and returns the hides.
@@ -77,5 +77,19 @@ struct ObservationBatch {
             delivered[window] = hidden
         }
         return hides
+    }
+}
+
+extension KeyboardObservation {
+    /// Becomes `other` unless the two differ only in their time; true when it did.
+    fileprivate mutating func replace(with other: KeyboardObservation) -> Bool {
+        let time = self.time
+        self.time = other.time
+        if self == other {
+            self.time = time
+            return false
+        }
+        self = other
+        return true
     }
 }

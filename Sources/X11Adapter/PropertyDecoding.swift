@@ -44,9 +44,20 @@ extension WindowServer {
 
     /// The text of `bytes`, without one trailing NUL.
     private static func decodeText(_ bytes: [UInt8], isLatin1: Bool) -> String {
-        let trimmed = bytes.last == 0 ? Array(bytes.dropLast()) : bytes
+        let trimmed = bytes.last == 0 ? bytes.dropLast() : bytes[...]
         if isLatin1 {
-            return String(String.UnicodeScalarView(trimmed.map { Unicode.Scalar($0) }))
+            // Latin-1 is the first 256 code points: a byte above 0x7F is two bytes of UTF-8.
+            var utf8: [UInt8] = []
+            utf8.reserveCapacity(trimmed.count * 2)
+            for byte in trimmed {
+                if byte < 0x80 {
+                    utf8.append(byte)
+                } else {
+                    utf8.append(0xC0 | (byte >> 6))
+                    utf8.append(0x80 | (byte & 0x3F))
+                }
+            }
+            return String(decoding: utf8, as: UTF8.self)
         }
         return String(decoding: trimmed, as: UTF8.self)
     }

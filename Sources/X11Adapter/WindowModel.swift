@@ -13,6 +13,8 @@ final class WindowModel<Server: WindowServer> {
     private(set) var tree: WindowTree<Server>
     /// What was delivered, and what changed since.
     private var batch = ObservationBatch()
+    /// The list the marked windows are taken into at a flush, kept with its room between flushes.
+    private var dirtyWindows: [WindowID] = []
     /// The whole screen (the root window), which struts are relative to.
     private(set) var screen: Rect
     /// The monitors a keyboard can be on.
@@ -22,9 +24,9 @@ final class WindowModel<Server: WindowServer> {
     /// A group switch or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
     private var layoutPending = false
     /// Properties that decide whether a window is a keyboard.
-    private let describingAtoms: Set<AtomID>
+    private let describingAtoms: [AtomID]
     /// Properties that only matter for keyboards.
-    private let keyboardAtoms: Set<AtomID>
+    private let keyboardAtoms: [AtomID]
 
     /// A model of `server`'s screen that recognises keyboards by `rules`, judges them local for
     /// `appIdentity` and hands every observation to `deliver`.
@@ -40,8 +42,10 @@ final class WindowModel<Server: WindowServer> {
         let size = server.screenSize
         screen = Rect(x: 0, y: 0, width: size.width, height: size.height)
         monitors = MonitorLayout(monitors: [], screen: screen)
-        describingAtoms = Set(FollowedProperties.describing.map { server.atom($0) })
-        keyboardAtoms = Set(FollowedProperties.keyboard.map { server.atom($0) })
+        server.prepareAtoms()
+        // A handful each: looked through, not hashed.
+        describingAtoms = FollowedProperties.describing.map { server.atom($0) }
+        keyboardAtoms = FollowedProperties.keyboard.map { server.atom($0) }
     }
 
     // MARK: Start-up
@@ -151,17 +155,12 @@ final class WindowModel<Server: WindowServer> {
     }
 
     private func configured(_ window: WindowID, _ geometry: X11Geometry) {
-        guard let tracked = tree.windows[window] else { return }
-        let moved =
-            Int(geometry.x) != tracked.x || Int(geometry.y) != tracked.y || Int(geometry.border) != tracked.border
-        let resized = Int(geometry.width) != tracked.width || Int(geometry.height) != tracked.height
-        guard moved || resized else { return }
-        tree.setGeometry(window, geometry)
-        if tracked.frame != nil, moved {
+        guard let change = tree.configure(window, geometry) else { return }
+        if change.isFramed, change.moved {
             // Moved inside its frame (new decorations): measure the offset again.
             tree.measureOffset(window)
         }
-        evaluate(tracked.client ?? window)
+        evaluate(change.client ?? window)
     }
 
     private func mapped(_ window: WindowID, _ isMapped: Bool) {
@@ -250,6 +249,9 @@ final class WindowModel<Server: WindowServer> {
         batch.markDirty(window)
     }
 
+    /// Whether `flushObservations()` has anything to look at.
+    var hasObservationsToFlush: Bool { layoutPending || !batch.isEmpty }
+
     /// Delivers what changed since the last call: every hide first, then every show or move, so
     /// that a keyboard replacing another (onboard recreating its window) never overlaps it.
     func flushObservations() {
@@ -258,45 +260,65 @@ final class WindowModel<Server: WindowServer> {
             layoutChanged()
         }
         var hides = batch.takeGone()
+        var dirty = dirtyWindows
+        dirtyWindows = []
+        batch.takeDirty(into: &dirty)
         var shows: [KeyboardObservation] = []
-        for window in batch.takeDirty() {
+        for window in dirty {
             guard let observation = observe(window) else { continue }
             if observation.frame == nil { hides.append(observation) } else { shows.append(observation) }
         }
+        // Kept for the next flush, so that marking a window again costs no allocation.
+        dirty.removeAll(keepingCapacity: true)
+        dirtyWindows = dirty
         let time = MonotonicClock.now()
-        for var observation in hides + shows {
+        for var observation in hides {
+            observation.time = time
+            deliver(observation)
+        }
+        for var observation in shows {
             observation.time = time
             deliver(observation)
         }
     }
 
     /// The keyboard window's current observation, when it differs from the last one delivered.
+    /// The window's record is read once; only a show or a hide writes to it.
     private func observe(_ window: WindowID) -> KeyboardObservation? {
-        guard let tracked = tree.windows[window] else { return nil }
+        guard let index = tree.windows.index(forKey: window) else { return nil }
+        let tracked = tree.windows.values[index]
         guard let rule = tracked.rule, let keyboard = tracked.keyboard else {
             // No longer a keyboard (its class changed): it is gone as far as anyone can tell.
             return batch.forget(window)
         }
+        let id = tracked.keyboardID ?? "x11:0x" + String(window, radix: 16)
+        if tracked.keyboardID == nil { tree.windows.values[index].keyboardID = id }
         let isShown = tree.isMappedWithFrame(tracked) && !keyboard.isIconic
         // Mid-animation or mid-resize (the frame shrank before the client did): wait for the
         // geometry to make sense again rather than report a frame the keyboard never has.
         if isShown, !tree.frameHolds(tracked) { return nil }
         let last = batch.delivered[window]
+        var isLocal = tracked.isLocal
+        var focus = tracked.focus
         if !isShown {
-            tree.windows[window]?.isLocal = nil
-            tree.windows[window]?.focus = nil
+            if isLocal != nil || focus != nil {
+                isLocal = nil
+                focus = nil
+                tree.windows[window]?.isLocal = nil
+                tree.windows[window]?.focus = nil
+            }
         } else if last?.frame == nil {
             // Showing now: judge ownership by the focus at this moment, once per show.
             // Computed first: an optional-chained assignment would hold `tree` while the
             // judgement reads it.
-            let focus = ownership.focusedTopLevel(
+            focus = ownership.focusedTopLevel(
                 keyboard: window, keyboardFrame: tracked.frame, server: server,
                 topLevel: { self.tree.topLevel(of: $0) }, clientOf: { self.tree.windows[$0]?.client })
-            tree.windows[window]?.isLocal = appIdentity().isLocal(given: focus)
+            isLocal = appIdentity().isLocal(given: focus)
+            tree.windows[window]?.isLocal = isLocal
             tree.windows[window]?.focus = focus
         }
-        let identity = KeyboardIdentity(
-            id: "x11:0x" + String(window, radix: 16), name: rule.name, kind: rule.kind, pid: keyboard.pid)
+        let identity = KeyboardIdentity(id: id, name: rule.name, kind: rule.kind, pid: keyboard.pid)
         var observation = KeyboardObservation(
             time: 0, keyboard: identity, frame: nil, output: last?.output, geometry: .reported)
         if isShown, let frame = tree.absoluteFrame(tracked) {
@@ -312,8 +334,8 @@ final class WindowModel<Server: WindowServer> {
             observation.frame = frame
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge
-            observation.isLocal = tree.windows[window]?.isLocal
-            observation.focus = tree.windows[window]?.focus
+            observation.isLocal = isLocal
+            observation.focus = focus
             observation.layout = layouts?.current
         }
         return batch.record(observation, for: window) ? observation : nil

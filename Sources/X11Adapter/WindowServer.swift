@@ -16,6 +16,9 @@ protocol WindowServer: AnyObject {
     /// Sends buffered requests.
     func flush()
 
+    /// Makes the atoms the model asks for at its start known at once, where the server allows
+    /// asking for many in one request.
+    func prepareAtoms()
     /// The atom for `name`.
     func atom(_ name: String) -> AtomID
     /// The name of `atom`; nil when the server knows no such atom.
@@ -68,4 +71,9 @@ struct WindowAttributes: Sendable, Hashable {
     var isMapped: Bool
     /// Whether the window bypasses the window manager.
     var overrideRedirect: Bool
+}
+
+extension WindowServer {
+    /// Nothing to prepare by default: each atom is asked for when first needed.
+    func prepareAtoms() {}
 }

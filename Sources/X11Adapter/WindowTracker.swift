@@ -31,6 +31,9 @@ final class WindowTracker {
 
     /// Delivers what changed since the last call.
     func flushObservations() { model.flushObservations() }
+
+    /// Whether `flushObservations()` has anything to look at.
+    var hasObservationsToFlush: Bool { model.hasObservationsToFlush }
 }
 
 extension XDisplay: WindowServer {
@@ -45,6 +48,9 @@ extension XDisplay: WindowServer {
     func selectWindowEvents(_ window: WindowID) {
         selectInput(window, StructureNotifyMask | PropertyChangeMask)
     }
+
+    /// Interns the atoms of every start in one round trip.
+    func prepareAtoms() { internAtoms(Self.startAtoms) }
 
     /// Follows the core keyboard's layout through XKB on this connection.
     func followInputLayout() -> (any InputLayoutSource)? { XkbLayout(display: self) }

@@ -35,10 +35,31 @@ struct TrackedWindow {
     var isLocal: Bool?
     /// What had the focus when it showed.
     var focus: FocusedTopLevel?
+    /// The keyboard's id (`x11:0x…`), made once the window is first observed as a keyboard.
+    var keyboardID: String?
 
     /// A window seen in `parent`, not yet measured.
     init(parent: WindowID) {
         self.parent = parent
+    }
+
+    /// Takes `geometry` as the window's geometry relative to its parent.
+    mutating func set(_ geometry: X11Geometry) {
+        x = Int(geometry.x)
+        y = Int(geometry.y)
+        width = Int(geometry.width)
+        height = Int(geometry.height)
+        border = Int(geometry.border)
+    }
+
+    /// Takes `geometry` from a ConfigureNotify; nil when nothing changed, else whether the window
+    /// moved, whether it sits in a frame, and the client it frames.
+    mutating func configure(_ geometry: X11Geometry) -> (moved: Bool, isFramed: Bool, client: WindowID?)? {
+        let moved = Int(geometry.x) != x || Int(geometry.y) != y || Int(geometry.border) != border
+        let resized = Int(geometry.width) != width || Int(geometry.height) != height
+        guard moved || resized else { return nil }
+        set(geometry)
+        return (moved, frame != nil, client)
     }
 }
 
@@ -82,11 +103,17 @@ struct WindowTree<Server: WindowServer> {
 
     /// Sets the window's geometry relative to its parent.
     mutating func setGeometry(_ window: WindowID, _ geometry: X11Geometry) {
-        windows[window]?.x = Int(geometry.x)
-        windows[window]?.y = Int(geometry.y)
-        windows[window]?.width = Int(geometry.width)
-        windows[window]?.height = Int(geometry.height)
-        windows[window]?.border = Int(geometry.border)
+        guard let index = windows.index(forKey: window) else { return }
+        windows.values[index].set(geometry)
+    }
+
+    /// A ConfigureNotify of `window`: takes its geometry (in place, without copying the window's
+    /// record) and says what changed; nil when the window is not followed or nothing changed.
+    mutating func configure(_ window: WindowID, _ geometry: X11Geometry) -> (
+        moved: Bool, isFramed: Bool, client: WindowID?
+    )? {
+        guard let index = windows.index(forKey: window) else { return nil }
+        return windows.values[index].configure(geometry)
     }
 
     /// Stops following a destroyed window. Returns the client it framed, which is unframed now.

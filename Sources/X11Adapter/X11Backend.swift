@@ -53,7 +53,7 @@ public final class X11Backend: KeyboardBackend {
     /// rules file and `extraRules` (tried first), joined with `services`.
     public init(
         displayName: String? = nil, extraRules: [KeyboardRule] = [],
-        environment: [String: String] = ProcessInfo.processInfo.environment, services: [any KeyboardService] = []
+        environment: [String: String] = ProcessEnvironment.current, services: [any KeyboardService] = []
     ) {
         self.displayName = displayName
         self.services = services
@@ -211,6 +211,8 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
     let tracker: WindowTracker
     private let context: LoopContext
     private var isClosed = false
+    /// The connection's descriptor, which stays the same as long as the connection.
+    private let descriptor: Int32
 
     init(
         display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink,
@@ -220,36 +222,66 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
         self.sink = sink
         self.context = context
         self.backendName = backendName
+        descriptor = display.fileDescriptor
         tracker = WindowTracker(
             display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
             deliver: { sink.deliver($0) })
     }
 
+    /// Whether the socket may hold what was not read yet: `poll()` said it is readable since the
+    /// last read that emptied it (or nothing was read yet).
+    private var mayHaveInput = true
+    /// The connection's request mark right after the last read that emptied the socket; nil
+    /// before the first.
+    private var drainedMark: UInt64?
+
     func prepareToWait() -> (descriptor: Int32, events: Int16) {
         guard !isClosed else { return (-1, 0) }
-        // Round trips (and flushing, which reads while it writes) pull events into Xlib's queue
-        // without the socket showing them to poll(): drain first, and wait only once the last
-        // Xlib call before poll() was an XPending that found nothing.
+        // Nothing came (poll() said nothing), nothing was asked since the queue was left empty
+        // and nothing waits to be reported: a turn for another source (a settle deadline) costs
+        // one look at the request mark.
+        if !mayHaveInput, !tracker.hasObservationsToFlush, drainedMark == display.requestMark, !display.isBroken {
+            return (descriptor, Int16(POLLIN))
+        }
+        // Round trips (and flushing, which reads while it writes) pull events into Xlib's and
+        // xcb's queues without the socket showing them to poll(). So the socket is read (which
+        // also sends what is buffered) whenever poll() said it is readable or a request was made
+        // since the last read that emptied it; otherwise nothing can be waiting that poll() would
+        // not see, and the turn costs no read. Events are taken from Xlib's queue without reading
+        // in between: one read per wake-up.
+        var batch = 0
         while true {
-            var batch = 0
-            while display.pendingEvents() > 0 {
+            var queued = display.queuedEvents()
+            while queued > 0 {
+                queued -= 1
                 var event = display.nextEvent()
                 tracker.handle(&event)
-                if display.isBroken { break }
+                if display.isBroken { return fail() }
                 // Under a flood the queue may never run dry: report what is known now and then.
                 batch += 1
                 if batch == 256 {
                     tracker.flushObservations()
+                    if isClosed { return (-1, 0) }
                     batch = 0
                 }
+                // Handling may have made round trips, which queue more.
+                if queued == 0 { queued = display.queuedEvents() }
+            }
+            if mayHaveInput || display.requestMark != drainedMark {
+                _ = display.pendingEvents()
+                if display.isBroken { return fail() }
+                mayHaveInput = false
+                drainedMark = display.requestMark
+                if display.queuedEvents() > 0 { continue }
+            }
+            // Judging ownership at a show may make round trips: the queue is looked at once more.
+            if tracker.hasObservationsToFlush {
+                tracker.flushObservations()
+                if isClosed { return (-1, 0) }
+                continue
             }
             if display.isBroken { return fail() }
-            // Judging ownership at a show may make round trips: look at the queue once more.
-            tracker.flushObservations()
-            if isClosed { return (-1, 0) }
-            if display.pendingEvents() > 0 { continue }
-            if display.isBroken { return fail() }
-            return (display.fileDescriptor, Int16(POLLIN))
+            return (descriptor, Int16(POLLIN))
         }
     }
 
@@ -259,6 +291,7 @@ final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
             _ = fail()
         }
         // Readable: the next prepareToWait reads and handles what came.
+        if events != 0 { mayHaveInput = true }
     }
 
     func close() {

@@ -1,4 +1,5 @@
 import CX11
+import CX11Loader
 import CXkbX11
 import CXrandr
 import Glibc
@@ -84,6 +85,9 @@ final class XDisplay {
 
     /// Connects to `name`, or to `$DISPLAY` when nil.
     init(name: String?) throws(XDisplayError) {
+        if let failure = ka_x11_library_failure() {
+            throw XDisplayError(description: "cannot load the X libraries: " + String(cString: failure))
+        }
         _ = XErrorHooks.installed
         let shown = name ?? (getenv("DISPLAY").map { String(cString: $0) } ?? "")
         guard let opened = Self.open(shown) else {
@@ -171,8 +175,21 @@ final class XDisplay {
     }
 
     /// Sends buffered requests, reads what the socket has without blocking, and returns the
-    /// number of events in Xlib's queue.
+    /// number of events in Xlib's queue. With events already queued it returns their number
+    /// without reading; with none, it reads until the socket is empty.
     func pendingEvents() -> Int32 { isBroken ? 0 : XPending(handle) }
+
+    /// The number of events in Xlib's queue, without sending or reading anything.
+    func queuedEvents() -> Int32 { isBroken ? 0 : XEventsQueued(handle, QueuedAlready) }
+
+    /// Changes whenever a request is made on the connection, through Xlib (its next request's
+    /// sequence number) or through xcb directly (libxkbcommon-x11's reads). While it stays the
+    /// same, nothing was sent and no reply was waited for, so nothing can have been read from the
+    /// socket into a queue where `poll()` cannot see it.
+    var requestMark: UInt64 { UInt64(XNextRequest(handle)) &+ xcbRequests }
+
+    /// How many times libxkbcommon-x11 was handed the connection (see `requestMark`).
+    private var xcbRequests: UInt64 = 0
 
     /// The next queued event; call only after `pendingEvents()` said there is one.
     func nextEvent() -> XEvent {
@@ -185,6 +202,27 @@ final class XDisplay {
     func flush() { XFlush(handle) }
 
     // MARK: Atoms
+
+    /// The atoms every start of the backend asks for: the followed properties, the active window
+    /// and the layout names.
+    static let startAtoms =
+        FollowedProperties.describing + FollowedProperties.keyboard + [
+            "_NET_ACTIVE_WINDOW", "_XKB_RULES_NAMES",
+        ]
+
+    /// Interns `names` in one round trip (XInternAtoms) rather than one each, for `atom(_:)`.
+    func internAtoms(_ names: [String]) {
+        let missing = names.filter { atoms[$0] == nil }
+        guard !missing.isEmpty, !isBroken else { return }
+        var cNames = missing.map { strdup($0) }
+        defer { cNames.forEach { free($0) } }
+        var values = [Atom](repeating: 0, count: missing.count)
+        guard XInternAtoms(handle, &cNames, Int32(missing.count), 0, &values) != 0 else { return }
+        for (name, value) in zip(missing, values) where value != 0 {
+            atoms[name] = value
+            atomNames[value] = name
+        }
+    }
 
     /// The atom for `name`, interned once per connection.
     func atom(_ name: String) -> Atom {
@@ -376,6 +414,7 @@ extension XDisplay {
     /// and XKB's event code, or nil when the server has no usable XKB.
     func selectKeyboardLayoutChanges() -> (device: Int32, eventCode: Int32)? {
         var eventCode: Int32 = 0
+        xcbRequests &+= 1
         let device = ka_xkb_setup(handle, &eventCode)
         guard device >= 0, !isBroken else { return nil }
         xkbEventCode = eventCode
@@ -384,11 +423,13 @@ extension XDisplay {
 
     /// The core keyboard's keymap (an `xkb_keymap`, owned by the caller), or nil.
     func keyboardKeymap(context: OpaquePointer, device: Int32) -> OpaquePointer? {
-        isBroken ? nil : ka_xkb_keymap(context, handle, device)
+        xcbRequests &+= 1
+        return isBroken ? nil : ka_xkb_keymap(context, handle, device)
     }
 
     /// The core keyboard's current state (an `xkb_state`, owned by the caller), or nil.
     func keyboardState(keymap: OpaquePointer, device: Int32) -> OpaquePointer? {
-        isBroken ? nil : ka_xkb_state(keymap, handle, device)
+        xcbRequests &+= 1
+        return isBroken ? nil : ka_xkb_state(keymap, handle, device)
     }
 }

@@ -151,7 +151,7 @@ enum GnomeExtensionInstaller {
 
     /// The installed shell's version, from `gnome-shell --version` (`GNOME Shell 43.9`).
     private static func installedShellVersion() -> String? {
-        let result = run("gnome-shell", ["--version"], ProcessInfo.processInfo.environment)
+        let result = run("gnome-shell", ["--version"], ProcessEnvironment.current)
         guard result.status == 0, let range = result.output.firstRange(of: "GNOME Shell ") else { return nil }
         let version = result.output[range.upperBound...].prefix { !$0.isWhitespace }
         return version.isEmpty ? nil : String(version.prefix(32))

@@ -33,7 +33,7 @@ enum ServiceModes {
 
     /// Watches, or asks the state, or shows or hides, through the session service; never returns.
     static func fromService(options: Options, writer: any EventWriter, stopSignals: inout sigset_t) -> Never {
-        let client = SessionServiceClient(environment: ProcessInfo.processInfo.environment)
+        let client = SessionServiceClient(environment: ProcessEnvironment.current)
         let subscription = SessionServiceClient.Options(
             progress: options.progress, caller: false, processIDs: options.processIDs, windowIDs: options.windowIDs,
             appIDs: options.appIDs)

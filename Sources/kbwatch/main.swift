@@ -1,3 +1,4 @@
+import CMalloc
 import Glibc
 import KbwatchOutput
 import KeyboardAdapter
@@ -15,10 +16,15 @@ import KeyboardAdapter
 /// that cannot be written to standard output ends kbwatch with the reason (exit 9), except a
 /// closed pipe, which is the quiet end `| head` expects.
 func emit(_ line: String, to fd: Int32 = 1) {
-    let bytes = Array((line + "\n").utf8)
+    var text = line + "\n"
+    text.withUTF8 { emit(bytes: UnsafeRawBufferPointer($0), to: fd) }
+}
+
+/// Writes `bytes`, a whole line with its newline, as ``emit(_:to:)`` writes a line.
+func emit(bytes: UnsafeRawBufferPointer, to fd: Int32 = 1) {
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
         if written < 0 && errno == EINTR { continue }
         // The reader went away (a closed pipe): nothing more to say to anyone.
         if written < 0 && errno == EPIPE { exit(ExitCode.success.rawValue) }
@@ -39,8 +45,12 @@ func fail(_ code: ExitCode, _ message: String) -> Never {
     exit(code.rawValue)
 }
 
+_ = ka_release_code_pages()
 signal(SIGPIPE, SIG_IGN)
-let environment = ProcessInfo.processInfo.environment
+// One malloc arena for both threads: the loop thread allocates little, and an arena of its own
+// would keep pages of its own resident for the whole watch.
+ka_malloc_single_arena()
+let environment = ProcessEnvironment.current
 let options: Options
 do {
     options = try Options.parse(Array(CommandLine.arguments.dropFirst()))
@@ -135,6 +145,9 @@ let manager = KeyboardManager(
 manager.setAppIdentity(
     AppIdentity(processIDs: options.processIDs, windowIDs: options.windowIDs, appIDs: options.appIDs))
 
+// The event line being written, kept from one event to the next (the run-loop thread's only).
+let eventLine = LineBuffer()
+
 // Lines are written on the manager's run-loop thread as each event is produced: no hop to another
 // thread between the display server and stdout. Events, layout changes and the end of the
 // backend come in the order they happened.
@@ -143,7 +156,11 @@ let subscriptions =
     options.mode != .watch
     ? []
     : [
-        manager.onEvent(delivery: .immediate) { [writer] in emit(writer.line(for: $0)) },
+        manager.onEvent(delivery: .immediate) { [writer, eventLine] update in
+            eventLine.removeAll()
+            writer.write(update, into: eventLine)
+            eventLine.withBytes { emit(bytes: $0) }
+        },
         manager.onLayoutChange(delivery: .immediate) { [writer] state in
             writer.line(forLayoutChange: state, at: Date()).map { emit($0) }
         },
@@ -172,6 +189,10 @@ do {
 }
 
 if options.mode == .serve { ServiceModes.serve(manager, options: options, stopSignals: &stopSignals) }
+
+// Start-up is over: what it allocated and freed goes back to the system rather than staying
+// resident for the whole watch.
+if options.mode == .watch { ka_malloc_trim() }
 
 if options.mode == .state {
     let keyboards = manager.visibleKeyboards

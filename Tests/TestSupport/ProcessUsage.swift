@@ -15,10 +15,32 @@ public struct ProcessUsage: Sendable {
     public var residentKiB: Int
     /// How many threads were summed.
     public var threads: Int
+    /// utime alone, in clock ticks.
+    public var userTicks = 0
+    /// stime alone, in clock ticks.
+    public var systemTicks = 0
+    /// Time on a CPU (user and system) in nanoseconds, from `/proc/PID/task/*/schedstat`: the
+    /// scheduler's own account, exact where `ticks` counts in steps of 10 ms.
+    public var cpuNanoseconds = 0
 
     /// Nothing used, for a process or thread that is gone.
     public static let zero = ProcessUsage(
         ticks: 0, voluntarySwitches: 0, involuntarySwitches: 0, residentKiB: 0, threads: 0)
+
+    /// A sample of each field.
+    public init(
+        ticks: Int, voluntarySwitches: Int, involuntarySwitches: Int, residentKiB: Int, threads: Int,
+        userTicks: Int = 0, systemTicks: Int = 0, cpuNanoseconds: Int = 0
+    ) {
+        self.ticks = ticks
+        self.voluntarySwitches = voluntarySwitches
+        self.involuntarySwitches = involuntarySwitches
+        self.residentKiB = residentKiB
+        self.threads = threads
+        self.userTicks = userTicks
+        self.systemTicks = systemTicks
+        self.cpuNanoseconds = cpuNanoseconds
+    }
 
     /// Both kinds of context switches.
     public var switches: Int { voluntarySwitches + involuntarySwitches }
@@ -44,7 +66,12 @@ public struct ProcessUsage: Sendable {
             guard let stat = read(directory + "/stat"), let taskStatus = read(directory + "/status") else { continue }
             let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
             guard fields.count > 12 else { continue }
+            usage.userTicks += Int(fields[11]) ?? 0
+            usage.systemTicks += Int(fields[12]) ?? 0
             usage.ticks += (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+            if let schedstat = read(directory + "/schedstat"), let onCPU = schedstat.split(separator: " ").first {
+                usage.cpuNanoseconds += Int(onCPU) ?? 0
+            }
             usage.voluntarySwitches += field(taskStatus, "voluntary_ctxt_switches:") ?? 0
             usage.involuntarySwitches += field(taskStatus, "nonvoluntary_ctxt_switches:") ?? 0
             usage.threads += 1
@@ -57,7 +84,8 @@ public struct ProcessUsage: Sendable {
         ProcessUsage(
             ticks: ticks - earlier.ticks, voluntarySwitches: voluntarySwitches - earlier.voluntarySwitches,
             involuntarySwitches: involuntarySwitches - earlier.involuntarySwitches, residentKiB: residentKiB,
-            threads: threads)
+            threads: threads, userTicks: userTicks - earlier.userTicks, systemTicks: systemTicks - earlier.systemTicks,
+            cpuNanoseconds: cpuNanoseconds - earlier.cpuNanoseconds)
     }
 
     /// "T ticks (M ms CPU), V+I context switches (voluntary+involuntary)".

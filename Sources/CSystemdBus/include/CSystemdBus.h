@@ -17,6 +17,11 @@ int ka_bus_library_load(const char **error);
 int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, const char *path,
                     const char *interface, const char *member);
 
+/* Emits the signal interface.member from path with one string argument, to destination only when
+   it is not NULL (a unicast signal): the message made, filled and sent in one call. */
+int ka_bus_emit_string(sd_bus *bus, const char *path, const char *interface, const char *member,
+                       const char *destination, const char *text);
+
 /* Appends one string ('s') or one boolean ('b', as a C int) argument. */
 int ka_bus_append_string(sd_bus_message *message, const char *value);
 int ka_bus_append_bool(sd_bus_message *message, int value);

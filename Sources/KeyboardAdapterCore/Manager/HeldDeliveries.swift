@@ -93,7 +93,12 @@ final class DeliveryBacklog: Sendable {
     /// When the next warning is due, on the monotonic clock; nil while nothing waits unwarned.
     var nextWarning: Double? {
         counts.withLock { counts in
-            counts.values.filter { $0.waiting > 0 && !$0.warned }.map { $0.since + delay }.min()
+            // Asked before every wait: a plain loop, which allocates nothing.
+            var earliest: Double?
+            for count in counts.values where count.waiting > 0 && !count.warned {
+                earliest = min(earliest ?? .infinity, count.since + delay)
+            }
+            return earliest
         }
     }
 

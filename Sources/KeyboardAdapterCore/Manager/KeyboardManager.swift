@@ -96,7 +96,7 @@ public final class KeyboardManager: Sendable {
     /// Throws an error naming every backend and why it cannot run when none can.
     public convenience init(
         backendNamed name: String? = nil, registry: BackendRegistry = .shared,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ProcessEnvironment.current,
         configuration: Configuration = Configuration()
     ) throws {
         let backend = try registry.select(name: name, environment: environment)

@@ -9,15 +9,22 @@ extension KeyboardManager {
         configuration.recorder?.record(observation)
         let calls = state.access { state -> PreparedCalls in
             guard state.session === session else { return PreparedCalls() }
-            return route(state.tracker.ingest(observation), in: &state)
+            let emissions = state.tracker.ingest(observation)
+            session.settleDeadline = state.tracker.nextDeadline
+            return route(emissions, in: &state)
         }
         deliver(calls, session: session)
     }
 
     func settle(to time: Double, session: ManagerSession) {
         let calls = state.access { state -> PreparedCalls in
-            guard state.session === session else { return PreparedCalls() }
-            return route(state.tracker.advance(to: time), in: &state)
+            guard state.session === session else {
+                session.settleDeadline = nil
+                return PreparedCalls()
+            }
+            let emissions = state.tracker.advance(to: time)
+            session.settleDeadline = state.tracker.nextDeadline
+            return route(emissions, in: &state)
         }
         deliver(calls, session: session)
     }
@@ -84,9 +91,14 @@ extension KeyboardManager {
     private func deliver(_ calls: PreparedCalls, session: ManagerSession? = nil) {
         guard !calls.isEmpty else { return }
         let current = { session.map { session in self.state.access { $0.session === session } } ?? true }
-        for call in calls.immediate where isSubscribed(call.subscriber) {
-            guard current() else { return }
-            call.body()
+        for call in calls.immediate {
+            // One look under the lock per call: the session still runs, and no earlier call
+            // cancelled this subscriber.
+            let (running, subscribed) = state.access { state in
+                (session.map { state.session === $0 } ?? true, call.subscriber.map(state.subscribers.contains) ?? true)
+            }
+            guard running else { return }
+            if subscribed { call.body() }
         }
         guard current() else { return }
         for (queue, batch) in calls.queued {

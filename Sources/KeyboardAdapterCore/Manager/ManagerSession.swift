@@ -14,7 +14,22 @@ final class ManagerSession: Sendable {
     }
     private let progress = Mutex(Progress())
 
+    /// The tracker's earliest settle deadline as of its last change (the bits of a `Double`, NaN
+    /// for none): what the settle source tells the loop before every wait, read without taking
+    /// the manager's lock. Written on the loop's thread whenever the tracker changes there; a
+    /// value left behind by a stop costs at most one turn, whose call puts it right.
+    private let cachedDeadline = Atomic<UInt64>(Double.nan.bitPattern)
+
     init(loop: KeyboardRunLoop) { self.loop = loop }
+
+    /// See `cachedDeadline`.
+    var settleDeadline: Double? {
+        get {
+            let value = Double(bitPattern: cachedDeadline.load(ordering: .relaxed))
+            return value.isNaN ? nil : value
+        }
+        set { cachedDeadline.store((newValue ?? .nan).bitPattern, ordering: .relaxed) }
+    }
 
     /// Starts the backend on the loop's thread, unless the session already ended. A stop that
     /// comes while the backend is starting stops it as soon as the start returns.
@@ -80,12 +95,17 @@ final class SettleSource: LoopSource, Sendable {
         self.session = session
     }
 
-    var deadline: Double? { manager.value?.nextDeadline(session: session) }
+    /// The tracker's next deadline, as the manager last left it (no lock taken).
+    var deadline: Double? { session.settleDeadline }
 
     func deadlineReached() {
-        guard let manager = manager.value, let deadline = manager.nextDeadline(session: session) else { return }
+        guard let manager = manager.value, let deadline = manager.nextDeadline(session: session) else {
+            session.settleDeadline = nil
+            return
+        }
         // Exactly the deadline, not the clock's now: the events are the same however late the
-        // loop woke, and however fast a recording plays.
+        // loop woke, and however fast a recording plays. Settling leaves the next deadline in
+        // the session.
         manager.settle(to: deadline, session: session)
     }
 }

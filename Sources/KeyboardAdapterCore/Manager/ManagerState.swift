@@ -14,9 +14,9 @@ struct ReleasedAfterUnlock {
     /// Keeps `value` alive until the lock is released.
     mutating func keep(_ value: Any) { values.append(value) }
 
-    /// Finishes `continuation` after the lock is released.
-    mutating func finish<Element>(_ continuation: AsyncStream<Element>.Continuation) {
-        endings.append { continuation.finish() }
+    /// Calls `finish` (a stream's ending) after the lock is released.
+    mutating func finish(_ finish: @escaping @Sendable () -> Void) {
+        endings.append(finish)
     }
 
     /// Finishes the streams, then releases everything kept.

@@ -83,9 +83,18 @@ struct SubscriberTable: Sendable {
         var subscriber: Subscriber
         var pairing = PairingFilter()
     }
+    /// A stream's continuation, held as its two calls: the table's own layout then needs nothing
+    /// of the concurrency library's types (whose layout only its runtime knows), so a manager
+    /// that never hands out a stream never loads that code.
     struct Stream<Element: Sendable>: Sendable {
-        var continuation: AsyncStream<Element>.Continuation
+        var yield: @Sendable (Element) -> Void
+        var finish: @Sendable () -> Void
         var pairing = PairingFilter()
+
+        init(_ continuation: AsyncStream<Element>.Continuation) {
+            yield = { continuation.yield($0) }
+            finish = { continuation.finish() }
+        }
     }
 
     private var nextID = 0
@@ -108,13 +117,13 @@ struct SubscriberTable: Sendable {
 
     mutating func addStream(_ continuation: AsyncStream<KeyboardSnapshot>.Continuation) -> Int {
         let id = makeID()
-        streams[id] = Stream(continuation: continuation)
+        streams[id] = Stream(continuation)
         return id
     }
 
     mutating func addProgressStream(_ continuation: AsyncStream<KeyboardProgress>.Continuation) -> Int {
         let id = makeID()
-        progressStreams[id] = Stream(continuation: continuation)
+        progressStreams[id] = Stream(continuation)
         return id
     }
 
@@ -141,8 +150,8 @@ struct SubscriberTable: Sendable {
     /// Ends every stream: each is finished, and its continuation released, once the lock is
     /// released (the bag's finishing holds it until then).
     mutating func endStreams(into released: inout ReleasedAfterUnlock) {
-        for stream in streams.values { released.finish(stream.continuation) }
-        for stream in progressStreams.values { released.finish(stream.continuation) }
+        for stream in streams.values { released.finish(stream.finish) }
+        for stream in progressStreams.values { released.finish(stream.finish) }
         streams.removeAll()
         progressStreams.removeAll()
     }
@@ -154,28 +163,39 @@ struct SubscriberTable: Sendable {
     mutating func route(
         _ emission: TrackerEmission, paused: Bool, keyboards: () -> [KeyboardState], into calls: inout PreparedCalls
     ) {
+        // Each subscriber is matched against the emission without copying either: a switch over
+        // the pair would copy the emission (and its strings) once per subscriber.
         for index in entries.indices {
-            switch (emission, entries[index].subscriber) {
-            case (.update(let update), .events(let wanted, let callback)):
-                guard entries[index].pairing.admits(emission, paused: paused) else { continue }
+            switch entries[index].subscriber {
+            case .events(let wanted, let callback):
+                guard case .update(let update) = emission,
+                    entries[index].pairing.admits(emission, paused: paused)
+                else { continue }
                 if wanted == nil || wanted == update.event {
                     calls.add(callback, update, subscriber: entries[index].id)
                 }
-            case (.layoutChanged(let state), .layout(let callback)):
-                if !paused { calls.add(callback, state, subscriber: entries[index].id) }
-            case (.progress(let progress), .progress(let callback)):
-                guard entries[index].pairing.admits(emission, paused: paused) else { continue }
-                calls.add(callback, progress, subscriber: entries[index].id)
-            case (.update, .progress):
-                // A progress listener follows the pairs too, to know which transitions it is in.
-                _ = entries[index].pairing.admits(emission, paused: paused)
-            default:
+            case .layout(let callback):
+                if !paused, case .layoutChanged(let state) = emission {
+                    calls.add(callback, state, subscriber: entries[index].id)
+                }
+            case .progress(let callback):
+                switch emission {
+                case .progress(let progress):
+                    guard entries[index].pairing.admits(emission, paused: paused) else { continue }
+                    calls.add(callback, progress, subscriber: entries[index].id)
+                case .update:
+                    // A progress listener follows the pairs too, to know which transitions it is in.
+                    _ = entries[index].pairing.admits(emission, paused: paused)
+                case .layoutChanged:
+                    continue
+                }
+            case .stop:
                 continue
             }
         }
         for id in progressStreams.keys {
             guard progressStreams[id]!.pairing.admits(emission, paused: paused) else { continue }
-            if case .progress(let progress) = emission { progressStreams[id]!.continuation.yield(progress) }
+            if case .progress(let progress) = emission { progressStreams[id]!.yield(progress) }
         }
         guard !streams.isEmpty, !emission.isProgress else { return }
         let visible = keyboards()
@@ -183,9 +203,9 @@ struct SubscriberTable: Sendable {
             guard streams[id]!.pairing.admits(emission, paused: paused) else { continue }
             switch emission {
             case .update(let update):
-                streams[id]!.continuation.yield(KeyboardSnapshot(keyboards: visible, update: update))
+                streams[id]!.yield(KeyboardSnapshot(keyboards: visible, update: update))
             case .layoutChanged(let keyboard):
-                streams[id]!.continuation.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
+                streams[id]!.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
             case .progress: continue
             }
         }

@@ -29,68 +29,36 @@ package enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text on one line.
     package var rendered: String {
-        var out = ""
+        var out = JSONText(capacity: 128)
         render(into: &out)
-        return out
+        return out.string
     }
 
-    private func render(into out: inout String) {
+    /// Appends the value's compact JSON text to `out`.
+    package func render(into out: inout JSONText) {
         switch self {
-        case .null: out += "null"
-        case .bool(let value): out += value ? "true" : "false"
-        case .int(let value): out += String(value)
-        case .number(let value):
-            if !value.isFinite {
-                out += "null"
-            } else if value == value.rounded(), abs(value) < 1e15 {
-                out += String(Int(value))
-            } else {
-                out += String(value)
-            }
-        case .string(let value): Self.escape(value, into: &out)
+        case .null: out.null()
+        case .bool(let value): out.bool(value)
+        case .int(let value): out.int(value)
+        case .number(let value): out.number(value)
+        case .string(let value): out.string(value)
         case .array(let values):
-            out += "["
+            out.raw(byte: UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.raw(byte: UInt8(ascii: ",")) }
                 value.render(into: &out)
             }
-            out += "]"
+            out.raw(byte: UInt8(ascii: "]"))
         case .object(let members):
-            out += "{"
+            out.raw(byte: UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out += "," }
-                Self.escape(key, into: &out)
-                out += ":"
+                if index > 0 { out.raw(byte: UInt8(ascii: ",")) }
+                out.string(key)
+                out.raw(byte: UInt8(ascii: ":"))
                 value.render(into: &out)
             }
-            out += "}"
+            out.raw(byte: UInt8(ascii: "}"))
         }
-    }
-
-    /// Writes `text` as a JSON string: quotes, backslashes and every control character escaped
-    /// (including DEL and the C1 range, so no terminal escape survives in the text).
-    private static func escape(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            // Bidirectional overrides and line/paragraph separators are valid JSON but can
-            // reorder or break what a terminal shows: escaped too.
-            case _
-            where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                || scalar.value == 0x061C || (0x200E...0x200F).contains(scalar.value)
-                || (0x2028...0x202E).contains(scalar.value)
-                || (0x2066...0x2069).contains(scalar.value):
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }
 

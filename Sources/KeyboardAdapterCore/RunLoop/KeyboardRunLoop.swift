@@ -25,6 +25,11 @@ public final class KeyboardRunLoop: @unchecked Sendable {
 
     private let wake: WakeSignal
     private let shared = Mutex(Shared())
+    /// Set with `shared.stopping` (under its lock): read on every turn without taking the lock.
+    private let stopping = Atomic<Bool>(false)
+    /// Set under `shared`'s lock whenever a task is queued, cleared when the tasks are taken:
+    /// a turn with nothing handed in takes no lock.
+    private let hasTasks = Atomic<Bool>(false)
     /// The loop thread's id (`pthread_t` is an integer on Linux); 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
@@ -56,7 +61,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
                 // Foundation's Thread.name does not reach the kernel on Linux; this does.
                 let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
                 if comm >= 0 {
-                    _ = start.name.utf8CString.withUnsafeBufferPointer { write(comm, $0.baseAddress, $0.count - 1) }
+                    _ = start.name.withCString { write(comm, $0, strlen($0)) }
                     close(comm)
                 }
                 start.loop.run()
@@ -113,6 +118,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         let queued = shared.withLock { shared -> Bool in
             guard shared.started, !shared.ended else { return false }
             shared.tasks.append(work)
+            hasTasks.store(true, ordering: .releasing)
             return true
         }
         if queued { wake.signal() } else { work() }
@@ -144,6 +150,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     public func stop() {
         let wait = shared.withLock { shared -> Bool in
             shared.stopping = true
+            stopping.store(true, ordering: .releasing)
             return shared.started
         }
         wake.signal()
@@ -153,13 +160,17 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         finished.signal()
     }
 
-    private var isStopping: Bool { shared.withLock { $0.stopping } }
+    private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     /// True while the loop's thread runs (started and not yet ended).
     var isRunning: Bool { shared.withLock { $0.started && !$0.ended } }
 
     private func runTasks() {
+        // A task queued after this look also signals the wake descriptor, so poll() returns at
+        // once and the next turn runs it.
+        guard hasTasks.load(ordering: .acquiring) else { return }
         let tasks = shared.withLock { shared in
+            hasTasks.store(false, ordering: .relaxed)
             defer { shared.tasks.removeAll() }
             return shared.tasks
         }

@@ -81,9 +81,16 @@ package struct KeyboardTracker: Sendable {
     package mutating func ingest(_ observation: KeyboardObservation) -> [TrackerEmission] {
         var out = advance(to: observation.time)
         let id = observation.keyboard.id
-        var entry = entries[id] ?? Entry(identity: observation.keyboard)
-        entry.apply(observation, tracker: context, into: &out)
-        store(entry, id: id)
+        if let index = entries.index(forKey: id) {
+            // Changed in place: the entry (its samples, its strings) is not copied out and back.
+            let old = entries.values[index].deadline
+            entries.values[index].apply(observation, tracker: context, into: &out)
+            stored(at: index, id: id, oldDeadline: old)
+        } else {
+            var entry = Entry(identity: observation.keyboard)
+            entry.apply(observation, tracker: context, into: &out)
+            store(entry, id: id)
+        }
         timings.apply(to: &out)
         out += advance(to: observation.time)
         return out
@@ -94,24 +101,45 @@ package struct KeyboardTracker: Sendable {
         var out: [TrackerEmission] = []
         while let next = deadlines.first, next.deadline <= time {
             deadlines.popFirst()
-            guard var entry = entries[next.id], entry.deadline == next.deadline else { continue }
-            entry.settle(at: next.deadline, tracker: context, into: &out)
-            store(entry, id: next.id)
+            guard let index = entries.index(forKey: next.id), entries.values[index].deadline == next.deadline else {
+                continue
+            }
+            entries.values[index].settle(at: next.deadline, tracker: context, into: &out)
+            stored(at: index, id: next.id, oldDeadline: next.deadline)
         }
         timings.apply(to: &out)
         return out
     }
 
-    /// Puts an entry back after a change, and files its deadline if it has a new one.
+    /// Puts a new entry in the table, and files its deadline.
     private mutating func store(_ entry: Entry, id: String) {
-        let old = entries[id]?.deadline
         // A hidden keyboard with no slide-in under way has nothing to remember: dropping it keeps
         // the table as small as the set of visible keyboards (X11 window ids come and go).
-        entries[id] = entry.isForgettable ? nil : entry
-        if let deadline = entry.deadline, deadline != old { deadlines.insert(DeadlineKey(deadline: deadline, id: id)) }
-        // A deadline that moved or went leaves a stale key behind; keys at the front are checked
-        // now, so that `nextDeadline` never names a time at which nothing is due.
-        while let first = deadlines.first, entries[first.id]?.deadline != first.deadline { deadlines.popFirst() }
+        guard !entry.isForgettable else { return dropStaleDeadlines() }
+        entries[id] = entry
+        if let deadline = entry.deadline { deadlines.insert(DeadlineKey(deadline: deadline, id: id)) }
+        dropStaleDeadlines()
+    }
+
+    /// After the entry at `index` changed in place: drops it when there is nothing left to
+    /// remember, and files its deadline if it has a new one.
+    private mutating func stored(at index: [String: Entry].Index, id: String, oldDeadline: Double?) {
+        let deadline = entries.values[index].deadline
+        if entries.values[index].isForgettable {
+            entries.remove(at: index)
+        } else if let deadline, deadline != oldDeadline {
+            deadlines.insert(DeadlineKey(deadline: deadline, id: id))
+        }
+        dropStaleDeadlines()
+    }
+
+    /// A deadline that moved or went leaves a stale key behind; keys at the front are checked
+    /// now, so that `nextDeadline` never names a time at which nothing is due.
+    private mutating func dropStaleDeadlines() {
+        while let first = deadlines.first {
+            if let index = entries.index(forKey: first.id), entries.values[index].deadline == first.deadline { return }
+            deadlines.popFirst()
+        }
     }
 
     /// Hides every keyboard at once (the backend lost its display server): completes what is
@@ -119,9 +147,10 @@ package struct KeyboardTracker: Sendable {
     package mutating func hideAll(at time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
         for id in entries.keys.sorted() {
-            guard var entry = entries[id] else { continue }
-            entry.vanish(at: time, tracker: context, into: &out)
-            store(entry, id: id)
+            guard let index = entries.index(forKey: id) else { continue }
+            let old = entries.values[index].deadline
+            entries.values[index].vanish(at: time, tracker: context, into: &out)
+            stored(at: index, id: id, oldDeadline: old)
         }
         timings.apply(to: &out)
         return out

@@ -15,9 +15,13 @@ struct TimingMemory: Sendable {
     /// events, in order, so that a hide followed by a show in one batch predicts from the hide.
     mutating func apply(to emissions: inout [TrackerEmission]) {
         for index in emissions.indices {
-            guard case .update(var update) = emissions[index], update.hasKnownFrame else { continue }
+            // Frame changes teach and predict nothing: they are passed over without a copy.
+            guard let kind = emissions[index].timingKind, kind.known,
+                case .update(var update) = emissions[index]
+            else { continue }
+            let event = kind.event
             let name = update.keyboard.name
-            switch update.event {
+            switch event {
             case .willShow, .willHide:
                 let known = update.event == .willShow ? shows[name] : hides[name]
                 update.animationDuration = known?.duration ?? 0
@@ -36,6 +40,18 @@ struct TimingMemory: Sendable {
             case .willChangeFrame, .didChangeFrame:
                 continue
             }
+        }
+    }
+}
+
+extension TrackerEmission {
+    /// What ``TimingMemory`` looks at first: an update's event and whether its frame is known,
+    /// nil for a frame change, a layout change or progress.
+    fileprivate var timingKind: (event: KeyboardEvent, known: Bool)? {
+        guard case .update(let update) = self else { return nil }
+        switch update.event {
+        case .willChangeFrame, .didChangeFrame: return nil
+        default: return (update.event, update.hasKnownFrame)
         }
     }
 }

@@ -1,0 +1,229 @@
+/// Compact JSON written straight into a byte buffer: what ``JSONValue`` renders to, and what
+/// kbwatch's JSON Lines are written with, without building a value tree or a `String` first.
+/// A text kept from one line to the next keeps its capacity, so writing a line allocates
+/// nothing. Strings are escaped exactly as ``JSONValue`` escapes them.
+///
+/// Not copyable: it owns its buffer, and every write goes straight to it.
+package struct JSONText: ~Copyable {
+    private var start: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// How many bytes were written.
+    package private(set) var count = 0
+
+    /// An empty text with room for `capacity` bytes.
+    package init(capacity: Int = 256) {
+        self.capacity = max(16, capacity)
+        start = .allocate(capacity: self.capacity)
+    }
+
+    deinit { start.deallocate() }
+
+    /// Empties the text, keeping its capacity.
+    package mutating func removeAll() { count = 0 }
+
+    /// The bytes written (UTF-8), valid during `body` only.
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: start, count: count))
+    }
+
+    /// The text as a `String`.
+    package var string: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
+
+    /// Room for `more` bytes after the ones written; the caller writes them and counts them.
+    @inline(__always)
+    private mutating func room(_ more: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + more > capacity { grow(to: count + more) }
+        return start + count
+    }
+
+    private mutating func grow(to needed: Int) {
+        var larger = capacity * 2
+        while larger < needed { larger *= 2 }
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: start, count: count)
+        start.deallocate()
+        start = moved
+        capacity = larger
+    }
+
+    /// Appends `bytes` as they are.
+    @inline(__always)
+    package mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        room(bytes.count).initialize(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends `literal` as it is (JSON punctuation, keys known to need no escaping).
+    @inline(__always)
+    package mutating func raw(_ literal: StaticString) {
+        raw(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends one byte as it is.
+    @inline(__always)
+    package mutating func raw(byte: UInt8) {
+        room(1).pointee = byte
+        count += 1
+    }
+
+    /// Appends `null`.
+    package mutating func null() { raw("null") }
+
+    /// Appends `true` or `false`.
+    package mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+    /// Appends `value` or `null`.
+    package mutating func bool(_ value: Bool?) {
+        if let value { bool(value) } else { null() }
+    }
+
+    /// Appends an integer in decimal, as `String(value)` writes it.
+    package mutating func int(_ value: Int) {
+        if value < 0 {
+            raw(byte: UInt8(ascii: "-"))
+            unsigned(value.magnitude)
+        } else {
+            unsigned(UInt(value))
+        }
+    }
+
+    private mutating func unsigned(_ value: UInt) {
+        var digits = 1
+        var power: UInt = 10
+        while digits < 20, value >= power {
+            digits += 1
+            power = power &* 10
+        }
+        let out = room(digits)
+        var rest = value
+        var index = digits
+        repeat {
+            index -= 1
+            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while index > 0
+        count += digits
+    }
+
+    /// Appends an integer padded with zeros in front to `width` characters, as
+    /// `String(repeating: "0", count: width - text.count) + text` pads `String(value)`: `7` → `07`.
+    package mutating func zeroPadded(_ value: Int, width: Int) {
+        var characters = value < 0 ? 2 : 1
+        var rest = value.magnitude
+        while rest >= 10 {
+            characters += 1
+            rest /= 10
+        }
+        for _ in characters..<max(characters, width) { raw(byte: UInt8(ascii: "0")) }
+        int(value)
+    }
+
+    /// Appends a number as ``JSONValue/number(_:)`` renders it: `null` when not finite, an integer
+    /// when whole (below 10¹⁵), else Swift's shortest exact decimal.
+    package mutating func number(_ value: Double) {
+        if !value.isFinite {
+            null()
+        } else if value == value.rounded(), abs(value) < 1e15 {
+            int(Int(value))
+        } else {
+            var text = value.description
+            text.withUTF8 { raw($0) }
+        }
+    }
+
+    /// Appends `text` as a JSON string: quotes, backslashes and every control character escaped
+    /// (including DEL and the C1 range, so no terminal escape survives in the text), and the
+    /// bidirectional overrides and line and paragraph separators, which are valid JSON but can
+    /// reorder or break what a terminal shows.
+    package mutating func string(_ text: String) {
+        raw(byte: UInt8(ascii: "\""))
+        // Printable ASCII other than the quote and the backslash goes as it is, in one copy.
+        let plain =
+            text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                for byte in utf8 where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C { return false }
+                raw(utf8)
+                return true
+            } ?? false
+        if !plain { escaped(text) }
+        raw(byte: UInt8(ascii: "\""))
+    }
+
+    /// Appends `text` or `null`.
+    package mutating func string(_ text: String?) {
+        if let text { string(text) } else { null() }
+    }
+
+    private mutating func escaped(_ text: String) {
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22: raw("\\\"")
+            case 0x5C: raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E...0x200F, 0x2028...0x202E, 0x2066...0x2069:
+                raw("\\u")
+                let hex: StaticString = "0123456789abcdef"
+                let value = scalar.value
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    raw(byte: hex.utf8Start[Int((value >> UInt32(shift)) & 0xF)])
+                }
+            default:
+                for byte in UTF8.encode(scalar)! { raw(byte: byte) }
+            }
+        }
+    }
+
+    /// Appends `{"x":…,"y":…,"width":…,"height":…}`.
+    package mutating func rect(_ rect: Rect) {
+        raw("{\"x\":")
+        int(rect.x)
+        raw(",\"y\":")
+        int(rect.y)
+        raw(",\"width\":")
+        int(rect.width)
+        raw(",\"height\":")
+        int(rect.height)
+        raw(byte: UInt8(ascii: "}"))
+    }
+
+    /// Appends `{"name":…,"x":…,"y":…,"width":…,"height":…}`, or `null`.
+    package mutating func output(_ output: Output?) {
+        guard let output else { return null() }
+        raw("{\"name\":")
+        string(output.name)
+        raw(",\"x\":")
+        int(output.frame.x)
+        raw(",\"y\":")
+        int(output.frame.y)
+        raw(",\"width\":")
+        int(output.frame.width)
+        raw(",\"height\":")
+        int(output.frame.height)
+        raw(byte: UInt8(ascii: "}"))
+    }
+
+    /// Appends `{"id":…,"name":…,"kind":…,"pid":…}`.
+    package mutating func keyboard(_ keyboard: KeyboardIdentity) {
+        raw("{\"id\":")
+        string(keyboard.id)
+        raw(",\"name\":")
+        string(keyboard.name)
+        raw(",\"kind\":")
+        string(keyboard.kind.rawValue)
+        raw(",\"pid\":")
+        if let pid = keyboard.pid { int(Int(pid)) } else { null() }
+        raw(byte: UInt8(ascii: "}"))
+    }
+
+    /// Appends `{"name":…,"code":…}`, or `null`.
+    package mutating func layout(_ layout: InputLayout?) {
+        guard let layout else { return null() }
+        raw("{\"name\":")
+        string(layout.name)
+        raw(",\"code\":")
+        string(layout.code)
+        raw(byte: UInt8(ascii: "}"))
+    }
+}

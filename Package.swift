@@ -90,11 +90,19 @@ let package = Package(
             name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "KeyboardServices", "KbwatchOutput"]),
         // Built for release with the Swift runtime linked statically (see the README), it takes
         // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
+        // The toolchain's lld links it, placing the functions a watch runs per event
+        // (hot-functions.order, written by scripts/hot-functions) side by side.
         .executableTarget(
             name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService", "CMalloc"],
+            exclude: ["hot-functions.order"],
             linkerSettings: [
                 .unsafeFlags(
-                    ["-L", Context.packageDirectory + "/Sources/StaticLibstdcxx", "-Xclang-linker", "-static-libgcc"],
+                    [
+                        "-L", Context.packageDirectory + "/Sources/StaticLibstdcxx", "-Xclang-linker", "-static-libgcc",
+                        "-use-ld=lld", "-Xlinker",
+                        "--symbol-ordering-file=" + Context.packageDirectory + "/Sources/kbwatch/hot-functions.order",
+                        "-Xlinker", "--no-warn-symbol-ordering",
+                    ],
                     .when(platforms: [.linux], configuration: .release))
             ]),
         // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.

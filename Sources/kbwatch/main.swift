@@ -45,6 +45,7 @@ func fail(_ code: ExitCode, _ message: String) -> Never {
     exit(code.rawValue)
 }
 
+// The code that ran before main (the runtime's and the libraries' initialisers) is not needed again.
 _ = ka_release_code_pages()
 signal(SIGPIPE, SIG_IGN)
 // One malloc arena for both threads: the loop thread allocates little, and an arena of its own
@@ -188,11 +189,15 @@ do {
     fail(.backendUnavailable, "\(error)")
 }
 
-if options.mode == .serve { ServiceModes.serve(manager, options: options, stopSignals: &stopSignals) }
+// Start-up is over: what it allocated and freed goes back to the system, and so do the code
+// pages only start-up ran (argument parsing, backend selection, connecting), rather than staying
+// resident for the whole watch; the code a watch runs maps its pages again at its first event.
+if options.mode == .watch || options.mode == .serve {
+    ka_malloc_trim()
+    _ = ka_release_code_pages()
+}
 
-// Start-up is over: what it allocated and freed goes back to the system rather than staying
-// resident for the whole watch.
-if options.mode == .watch { ka_malloc_trim() }
+if options.mode == .serve { ServiceModes.serve(manager, options: options, stopSignals: &stopSignals) }
 
 if options.mode == .state {
     let keyboards = manager.visibleKeyboards

@@ -16,13 +16,18 @@ struct CPUPerEvent {
     var kbwatch = Watcher()
     var floor = Watcher()
     var moves = 0
-    /// kbwatch's resident memory before the moves (after its start-up) and after them.
+    /// kbwatch's resident memory after its start-up, before the counted moves (after the warm-up
+    /// moves, which map the code of a move's path for the first time) and after them.
+    var residentAtStart: ProcessUsage?
     var residentBefore: ProcessUsage?
     var residentAfter: ProcessUsage?
 
     /// Moves `window` `count` times from a connection of its own, each move given the settle
     /// interval and a little more to end (70 ms), so that each is a change of its own: a
     /// willChangeFrame and a didChangeFrame line from each watcher.
+    /// Moves made before the counted ones.
+    static let warmUpMoves = 20
+
     static func measure(display: String, window: UInt, environment: [String: String?], count: Int) throws
         -> CPUPerEvent
     {
@@ -42,6 +47,14 @@ struct CPUPerEvent {
         driver.sync()
         var result = CPUPerEvent()
         result.moves = count
+        result.residentAtStart = ProcessUsage.sample(pid: kbwatch.pid)
+        // The first moves run a move's code for the first time (its pages are mapped then): they
+        // are neither counted nor part of the memory's start.
+        for step in 0..<warmUpMoves {
+            driver.configure(window, x: step % 2 == 0 ? 100 : 320, y: 600)
+            Thread.sleep(forTimeInterval: 0.07)
+        }
+        Thread.sleep(forTimeInterval: 0.3)
         let kbwatchLines = kbwatch.lines.count
         let bareLines = bare.lines.count
         result.residentBefore = ProcessUsage.sample(pid: kbwatch.pid)

@@ -153,10 +153,13 @@ func main() throws {
     print("")
     cpu.rows().forEach { print($0) }
     print("")
-    print("resident memory, VmRSS (target for kbwatch: <= 10 MB, flat: within 0.2 MB of its start)")
+    print(
+        "resident memory, VmRSS (target for kbwatch: <= 10 MB; flat: within 0.2 MB over the moves, "
+            + "once its first \(CPUPerEvent.warmUpMoves) have mapped their code)")
     print(column("  kbwatch --format after start-up") + memory(kbwatchStarted))
     print(column("  kbwatch --format after \(moves) moves") + memory(kbwatchMoved))
-    print(column("  kbwatch --json after start-up") + memory(cpu.residentBefore))
+    print(column("  kbwatch --json after start-up") + memory(cpu.residentAtStart))
+    print(column("  kbwatch --json after \(CPUPerEvent.warmUpMoves) moves") + memory(cpu.residentBefore))
     print(column("  kbwatch --json after \(cpu.moves) more moves") + memory(cpu.residentAfter))
     print(column("  xev -root (floor)") + memory(xevStarted))
     print("")

@@ -45,8 +45,6 @@ func fail(_ code: ExitCode, _ message: String) -> Never {
     exit(code.rawValue)
 }
 
-// The code that ran before main (the runtime's and the libraries' initialisers) is not needed again.
-_ = ka_release_code_pages()
 signal(SIGPIPE, SIG_IGN)
 // One malloc arena for both threads: the loop thread allocates little, and an arena of its own
 // would keep pages of its own resident for the whole watch.

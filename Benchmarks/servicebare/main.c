@@ -1,7 +1,8 @@
 /* servicebare: N subscribers of the session service, for servicebench. Opens N connections to
    the session bus, subscribes each (caller false), and prints one line per SubscriberEvent
    received: `CLIENT SECONDS EVENT`, SECONDS on CLOCK_MONOTONIC (the clock servicebench stamps
-   its own lines with). All connections are polled together; `ready` once all are subscribed. */
+   its own lines with). All connections are polled together; `ready` once all are subscribed.
+   `servicebare N event`: N listeners of the broadcast Event signal instead, none subscribed. */
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ static int received(sd_bus_message *message, void *userdata, sd_bus_error *error
 int main(int argc, char **argv) {
     int count = argc > 1 ? atoi(argv[1]) : 1;
     if (count < 1 || count > MAX_CLIENTS) return 2;
+    int broadcast = argc > 2 && strcmp(argv[2], "event") == 0;
     static sd_bus *buses[MAX_CLIENTS];
     struct pollfd fds[MAX_CLIENTS];
     for (int i = 0; i < count; i++) {
@@ -42,11 +44,12 @@ int main(int argc, char **argv) {
             return 1;
         }
         if (sd_bus_match_signal(buses[i], NULL, "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
-                                "org.keyboardadapter.Watcher1", "SubscriberEvent", received,
+                                "org.keyboardadapter.Watcher1", broadcast ? "Event" : "SubscriberEvent", received,
                                 (void *)(intptr_t)i) < 0) {
             fprintf(stderr, "servicebare: cannot add the match\n");
             return 1;
         }
+        if (broadcast) continue;
         sd_bus_error failure = SD_BUS_ERROR_NULL;
         if (sd_bus_call_method(buses[i], "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
                                "org.keyboardadapter.Watcher1", "Subscribe", &failure, NULL, "a{sv}", 1, "caller",

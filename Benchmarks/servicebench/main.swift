@@ -8,9 +8,10 @@
 // - the first subscriber's SubscriberEvent, and the last (the Nth) one's;
 // then the CPU per event of the service, of the bus daemon that routes its signals and of the N
 // subscribers together (each process's time on a CPU over the moves, from schedstat), and the
-// service's memory with N subscribers.
+// service's memory with N subscribers. Last, for comparison, 100 clients that listen to the
+// broadcast Event instead (no verdict of their own, one message for the daemon to copy).
 //
-// Usage: servicebench [MOVES] (default 200), for 1, 10 and 100 subscribers.
+// Usage: servicebench [MOVES] (default 200), for 1, 10 and 100 subscribers, then 100 listeners.
 
 import Foundation
 import KeyboardAdapterCore
@@ -18,7 +19,9 @@ import TestSupport
 
 let moves = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 200
 
-func run(subscribers: Int) throws { try measure(subscribers: subscribers, moves: moves) }
+func run(subscribers: Int, broadcast: Bool = false) throws {
+    try measure(subscribers: subscribers, moves: moves, broadcast: broadcast)
+}
 
 func column(_ text: String, _ width: Int = 48) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
 
@@ -28,7 +31,9 @@ func barePath() -> String {
     return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("servicebare").path
 }
 
-func measure(subscribers: Int, moves: Int) throws {
+/// With `broadcast`, the clients listen to the broadcast `Event` (no verdict of their own)
+/// instead of subscribing: the bus daemon then copies one message to every listener.
+func measure(subscribers: Int, moves: Int, broadcast: Bool) throws {
     let session = try X11Session()
     defer { session.stop() }
     let bus = try SessionBus(directory: session.directory, home: session.directory + "/home")
@@ -43,7 +48,8 @@ func measure(subscribers: Int, moves: Int) throws {
     guard let shown = direct.lines.first(from: 0, timeout: 20, where: { $0.hasPrefix("didShow") }),
         let window = UInt(shown.text.split(separator: " ").last?.dropFirst("x11:0x".count) ?? "", radix: 16)
     else { throw TestFailure("kbwatch did not report xvkbd shown: \(direct.lines.all.map(\.text))") }
-    let clients = try WatchedProcess(barePath(), [String(subscribers)], environment: environment)
+    let clients = try WatchedProcess(
+        barePath(), [String(subscribers)] + (broadcast ? ["event"] : []), environment: environment)
     defer { clients.stop() }
     guard clients.lines.first(from: 0, timeout: 60, where: { $0 == "ready" }) != nil else {
         throw TestFailure("servicebare did not subscribe: \(clients.errors)")
@@ -87,8 +93,11 @@ func measure(subscribers: Int, moves: Int) throws {
     let after = ProcessUsage.sample(pid: service.pid)
     let daemonAfter = ProcessUsage.sample(pid: bus.process.pid)
     let clientsAfter = ProcessUsage.sample(pid: clients.pid)
-    print(
-        "\(subscribers) subscriber\(subscribers == 1 ? "" : "s"), \(moves) moves (\(missed) missed)    p50         p99")
+    let who =
+        broadcast
+        ? "\(subscribers) listeners of the broadcast Event"
+        : "\(subscribers) subscriber\(subscribers == 1 ? "" : "s")"
+    print("\(who), \(moves) moves (\(missed) missed)    p50         p99")
     for (name, values) in [
         ("  request -> kbwatch's own line", own), ("  request -> first subscriber's signal", first),
         ("  request -> last subscriber's signal", last),
@@ -124,7 +133,7 @@ func measure(subscribers: Int, moves: Int) throws {
             column("  service resident memory") + "\(after.residentKiB) KiB = "
                 + mebibytesText(kibibytes: after.residentKiB))
     }
-    if subscribers == 100 {
+    if subscribers == 100, !broadcast {
         print(
             column("  target: last over the first, p50") + "<= 2 ms"
                 + (last.p50 - first.p50 <= 0.002 ? " (met)" : " (not met)"))
@@ -135,6 +144,7 @@ do {
     guard try Programs.ready(["Xvfb", "xvkbd", "dbus-daemon", "dbus-send"]) else { exit(2) }
     print("servicebench: the session service's signals beside kbwatch's own line, xvkbd on Xvfb (ms)")
     for subscribers in [1, 10, 100] { try run(subscribers: subscribers) }
+    try run(subscribers: 100, broadcast: true)
 } catch {
     print("servicebench: \(error)")
     exit(1)

@@ -117,16 +117,9 @@ func main() throws {
     // 5: --state, alternating with the floor.
     var environment = ProcessInfo.processInfo.environment
     for (key, value) in session.environment { environment[key] = value }
-    var state = Latencies()
-    var floor = Latencies()
-    var statuses = Set<Int32>()
-    for _ in 0..<stateRuns {
-        let run = try StateTiming.run(Kbwatch.path, ["--state", "--backend", "x11"], environment: environment)
-        statuses.insert(run.0)
-        state.append(run.1)
-        floor.append(
-            try StateTiming.run(Programs.find("xwininfo")!, ["-root", "-children"], environment: environment).1)
-    }
+    let (state, floor, statuses) = try TimedRun.alternating(
+        (Kbwatch.path, ["--state", "--backend", "x11"]), floor: (Programs.find("xwininfo")!, ["-root", "-children"]),
+        environment: environment, runs: stateRuns)
 
     print(
         "kbwatchbench: kbwatch watching xvkbd on Xvfb \(session.display) (\(session.width)x\(session.height)), "

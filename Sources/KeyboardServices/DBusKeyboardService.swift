@@ -22,8 +22,7 @@ public final class DBusKeyboardService: KeyboardService {
         var state = KeyboardServiceState(status: .unknown)
         /// The keyboard the bus name's owner is, read once per owner.
         var owner: (pid: Int32, keyboardName: String)?
-        var watch: ServiceWatch?
-        weak var loop: KeyboardRunLoop?
+        var slot = WatchSlot<ServiceWatch>()
     }
 
     init(interface: ServiceInterface, environment: [String: String]) {
@@ -47,7 +46,7 @@ public final class DBusKeyboardService: KeyboardService {
     /// Connects to the session bus on the loop's thread, asks the keyboard's state, and follows it.
     /// Without a usable bus the state says why, and nothing is added to the loop.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
-        guard shared.withLock({ $0.watch == nil }) else { return }
+        guard shared.withLock({ $0.slot.watch == nil }) else { return }
         let record: (KeyboardServiceState) -> Void = { [weak self] state in
             self?.remember(state)
             onChange(state)
@@ -56,8 +55,7 @@ public final class DBusKeyboardService: KeyboardService {
             let watch = try ServiceWatch(
                 interface: interface, environment: environment, context: context, changed: record)
             shared.withLock { shared in
-                shared.watch = watch
-                shared.loop = context.runLoop
+                shared.slot.hold(watch, on: context.runLoop)
             }
             remember(watch.current)
         } catch {
@@ -80,14 +78,7 @@ public final class DBusKeyboardService: KeyboardService {
 
     /// Disconnects; requests still waiting fail. Idempotent.
     public func stop() {
-        let watch = shared.withLock { shared in
-            defer {
-                shared.watch = nil
-                shared.loop = nil
-            }
-            return shared.watch
-        }
-        watch?.close()
+        shared.withLock { $0.slot.take() }?.close()
     }
 
     /// Asks the keyboard to show or hide through its own method; `completion` runs on the loop's
@@ -95,12 +86,8 @@ public final class DBusKeyboardService: KeyboardService {
     public func requestVisible(
         _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {
-        let (watch, loop, state) = shared.withLock { ($0.watch, $0.loop, $0.state) }
-        guard let watch, let loop else {
-            return completion(
-                .failure(.unsupported("\(name): \(state.status == .unknown ? "not started" : "\(state)")")))
-        }
-        loop.perform { watch.request(visible: visible, completion: completion) }
+        let (slot, state) = shared.withLock { ($0.slot, $0.state) }
+        slot.request(visible: visible, service: name, state: state, completion: completion)
     }
 
     /// What the service says now, on a short connection; never starts the keyboard.

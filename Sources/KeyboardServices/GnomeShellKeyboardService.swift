@@ -23,8 +23,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
         // @unchecked: the watch is only used on its loop's thread; it is kept here to reach it
         // through `loop.perform`, which hops there.
         var state = KeyboardServiceState(status: .unknown)
-        var watch: GnomeShellWatch?
-        weak var loop: KeyboardRunLoop?
+        var slot = WatchSlot<GnomeShellWatch>()
     }
 
     /// A service on the session bus of `environment`.
@@ -47,7 +46,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
 
     /// Connects on the loop's thread, reads the extension's state, and follows it.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
-        guard shared.withLock({ $0.watch == nil }) else { return }
+        guard shared.withLock({ $0.slot.watch == nil }) else { return }
         do {
             let watch = try GnomeShellWatch(environment: environment, context: context) { [weak self] state in
                 self?.shared.withLock { $0.state = state }
@@ -55,8 +54,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
             }
             let state = watch.current
             shared.withLock { shared in
-                shared.watch = watch
-                shared.loop = context.runLoop
+                shared.slot.hold(watch, on: context.runLoop)
                 shared.state = state
             }
         } catch {
@@ -67,14 +65,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
 
     /// Disconnects; requests still waiting fail. Idempotent.
     public func stop() {
-        let watch = shared.withLock { shared in
-            defer {
-                shared.watch = nil
-                shared.loop = nil
-            }
-            return shared.watch
-        }
-        watch?.close()
+        shared.withLock { $0.slot.take() }?.close()
     }
 
     /// Opens or closes the keyboard through the extension (`Show`, `Hide`); `completion` runs on
@@ -82,12 +73,8 @@ public final class GnomeShellKeyboardService: KeyboardService {
     public func requestVisible(
         _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {
-        let (watch, loop, state) = shared.withLock { ($0.watch, $0.loop, $0.state) }
-        guard let watch, let loop else {
-            return completion(
-                .failure(.unsupported("\(name): \(state.status == .unknown ? "not started" : "\(state)")")))
-        }
-        loop.perform { watch.request(visible: visible, completion: completion) }
+        let (slot, state) = shared.withLock { ($0.slot, $0.state) }
+        slot.request(visible: visible, service: name, state: state, completion: completion)
     }
 
     /// What the shell and the extension say now, on a short connection.

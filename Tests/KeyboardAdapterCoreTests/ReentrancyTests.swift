@@ -8,8 +8,9 @@ import Testing
 /// Any sequence of public calls, from any callback or deinit, is safe: nothing of the app's is
 /// released, finished or called while the manager holds its lock. A failure here is a crash of
 /// the whole test process ("Recursive call to lock Mutex") or a hang, so every case also checks
-/// that the manager still works afterwards.
-@Suite("Manager: re-entrancy")
+/// that the manager still works afterwards. The cases run one at a time: run at once, a few
+/// hundred managers, each with its loop's thread and descriptors, would be alive together.
+@Suite("Manager: re-entrancy", .serialized)
 struct ReentrancyTests {
     @Test(
         "every public call from inside every delivery's callback, with every kind of subscriber alive",
@@ -24,7 +25,8 @@ struct ReentrancyTests {
         if mode == .delegate { await MainActor.run {} }
         await rig.showSlideAndHide()
         #expect(made.hasFired, "the \(mode) subscriber was never called")
-        #expect(try await rig.stillWorks() == [.willShow, .didShow, .willHide, .didHide])
+        let afterwards = try await rig.stillWorks()
+        #expect(afterwards == [.willShow, .didShow, .willHide, .didHide], "\(afterwards)")
         await rig.end()
     }
 
@@ -65,7 +67,8 @@ struct ReentrancyTests {
         let end = MonotonicClock.now() + 5
         while !deinitRan.hasFired && MonotonicClock.now() < end { try await Task.sleep(for: .milliseconds(2)) }
         #expect(deinitRan.hasFired)
-        #expect(try await rig.stillWorks() == [.willShow, .didShow, .willHide, .didHide])
+        let afterwards = try await rig.stillWorks()
+        #expect(afterwards == [.willShow, .didShow, .willHide, .didHide], "\(afterwards)")
         await rig.end()
     }
 

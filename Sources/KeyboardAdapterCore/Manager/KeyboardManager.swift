@@ -72,6 +72,8 @@ public final class KeyboardManager: Sendable {
     public let configuration: Configuration
 
     let state: ManagerStateLock
+    /// Which session the backend runs for (see ``ManagerSession/end(backend:)``).
+    let tenancy = BackendTenancy()
     let held: HeldDeliveries
     let backlog: DeliveryBacklog
     let delegateBox = Mutex(DelegateBox())
@@ -113,15 +115,20 @@ public final class KeyboardManager: Sendable {
 
     /// Starts the backend on a run loop of its own. The keyboards already visible are reported
     /// as shown before it returns, so the queries answer for the current state right after.
-    /// Calling it while running does nothing; throws when the backend cannot start.
+    /// Calling it while running does nothing; throws when the backend cannot start. Right after a
+    /// stop on another thread, it waits for that stop to have stopped the backend.
     public func start() throws {
-        let session: ManagerSession? = try state.access { state in
+        let begun: (session: ManagerSession, previous: ManagerSession?)? = try state.access { state in
             guard state.session == nil else { return nil }
-            let session = try ManagerSession(loop: KeyboardRunLoop())
+            let session = try ManagerSession(loop: KeyboardRunLoop(), tenancy: tenancy)
             state.session = session
-            return session
+            defer { state.endedSession = nil }
+            return (session, state.endedSession)
         }
-        guard let session else { return }
+        guard let (session, previous) = begun else { return }
+        // The run before may still be stopping the backend (a stop from another thread, whose
+        // streams ended before it returned): the backend starts once that stop is done.
+        previous?.waitUntilEnded()
         do {
             try session.loop.start()
             let sink = ManagerSink(manager: WeakManager(self), session: session)
@@ -136,10 +143,10 @@ public final class KeyboardManager: Sendable {
                 try backend.start(in: context, sink: sink)
             }
         } catch {
-            state.withLock { state, released in
-                if state.session === session { state.reset(into: &released) }
-            }
-            session.end(backend: backend)
+            state.withLock(
+                { state, released in
+                    if state.session === session { state.reset(into: &released) }
+                }, beforeLettingGo: { _ in session.end(backend: backend) })
             throw error
         }
     }
@@ -151,19 +158,21 @@ public final class KeyboardManager: Sendable {
         backend.setAppIdentity(identity)
     }
 
-    /// Stops the backend and forgets every keyboard, without events; ends every ``updates()``
-    /// sequence. Subscriptions stay registered for the next ``start()``. Idempotent. From another
-    /// thread it returns once no further immediate callback will be made; from a callback, the
-    /// loop ends when the callback returns.
+    /// Stops the backend and forgets every keyboard, without events; then ends every
+    /// ``updates()`` sequence, so that their readers may start the manager again. Subscriptions
+    /// stay registered for the next ``start()``. Idempotent. From another thread it returns once
+    /// no further immediate callback will be made; from a callback, the loop ends when the
+    /// callback returns.
     public func stop() { endSession() }
 
-    /// Forgets everything and ends the streams (once the lock is released), then ends the session.
+    /// Forgets everything and ends the session, then the streams: whoever hears that they ended
+    /// finds the backend stopped and may start the manager again.
     private func endSession() {
-        let session = state.withLock { state, released in
-            defer { state.reset(into: &released) }
-            return state.session
-        }
-        session?.end(backend: backend)
+        state.withLock(
+            { state, released in
+                defer { state.reset(into: &released) }
+                return state.session
+            }, beforeLettingGo: { [backend] session in session?.end(backend: backend) })
     }
 
     /// True between ``start()`` and ``stop()`` (or the backend stopping by itself).

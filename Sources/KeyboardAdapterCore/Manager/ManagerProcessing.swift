@@ -34,25 +34,25 @@ extension KeyboardManager {
     }
 
     func finish(failure: BackendFailure?, session: ManagerSession) {
-        let routed = state.withLock { state, released -> PreparedCalls? in
-            guard state.session === session else { return nil }
-            var emissions = state.tracker.advance(to: .infinity)
-            if let failure, failure.kind != .malformedInput {
-                emissions += state.tracker.hideAll(at: session.loop.clock.now())
-            }
-            var calls = route(emissions, in: &state)
-            state.subscribers.routeStop(failure, into: &calls)
-            if state.hasDelegate {
-                calls.mainActor.append(
-                    .init(subscriber: nil, body: { self.delegate?.keyboardManager(self, didStopWith: failure) }))
-            }
-            state.reset(into: &released)
-            return calls
-        }
+        // The backend and the loop end before anyone hears of it (a stream's end included), so
+        // that a callback or a stream's reader may start the manager again.
+        let routed = state.withLock(
+            { state, released -> PreparedCalls? in
+                guard state.session === session else { return nil }
+                var emissions = state.tracker.advance(to: .infinity)
+                if let failure, failure.kind != .malformedInput {
+                    emissions += state.tracker.hideAll(at: session.loop.clock.now())
+                }
+                var calls = route(emissions, in: &state)
+                state.subscribers.routeStop(failure, into: &calls)
+                if state.hasDelegate {
+                    calls.mainActor.append(
+                        .init(subscriber: nil, body: { self.delegate?.keyboardManager(self, didStopWith: failure) }))
+                }
+                state.reset(into: &released)
+                return calls
+            }, beforeLettingGo: { [backend] routed in if routed != nil { session.end(backend: backend) } })
         guard let calls = routed else { return }
-        // The backend and the loop end before anyone hears of it, so that a callback may start
-        // the manager again.
-        session.end(backend: backend)
         deliver(calls)
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// One run of a manager: the loop its backend runs on, from ``KeyboardManager/start()`` to a
@@ -5,6 +6,10 @@ import Synchronization
 /// from an earlier run reaches a later one.
 final class ManagerSession: Sendable {
     let loop: KeyboardRunLoop
+    private let tenancy: BackendTenancy
+    /// Set, and `endSignal` signalled, once ``end(backend:)`` has stopped the backend and the loop.
+    private let hasEnded = Atomic<Bool>(false)
+    private let endSignal = DispatchSemaphore(value: 0)
 
     private struct Progress: Sendable {
         /// The backend's start returned.
@@ -20,7 +25,11 @@ final class ManagerSession: Sendable {
     /// value left behind by a stop costs at most one turn, whose call puts it right.
     private let cachedDeadline = Atomic<UInt64>(Double.nan.bitPattern)
 
-    init(loop: KeyboardRunLoop) { self.loop = loop }
+    /// A session on `loop` for the backend whose starts `tenancy` follows (one per manager).
+    init(loop: KeyboardRunLoop, tenancy: BackendTenancy) {
+        self.loop = loop
+        self.tenancy = tenancy
+    }
 
     /// See `cachedDeadline`.
     var settleDeadline: Double? {
@@ -37,26 +46,61 @@ final class ManagerSession: Sendable {
         try loop.performAndWait { [self] context in
             guard !progress.withLock({ $0.ended }) else { return }
             try start(context)
+            tenancy.moveIn(self)
             let endedMeanwhile = progress.withLock { progress in
                 progress.started = true
                 return progress.ended
             }
-            if endedMeanwhile { backend.stop() }
+            if endedMeanwhile && tenancy.moveOut(self) { backend.stop() }
         }
     }
 
     /// Stops the backend (on the loop's thread) and then the loop; from another thread, returns
-    /// once the loop made its last call. Idempotent.
+    /// once the loop made its last call. Idempotent. The backend is only stopped while this
+    /// session's start is the one it runs for: a stop queued behind a callback of this loop that
+    /// started the manager again leaves the new session's backend running.
     func end(backend: any KeyboardBackend) {
         let stopBackend: @Sendable () -> Void = { [self] in
             let started = progress.withLock { progress in
                 defer { progress.ended = true }
                 return progress.started && !progress.ended
             }
-            if started { backend.stop() }
+            if started && tenancy.moveOut(self) { backend.stop() }
         }
         if loop.isCurrent { stopBackend() } else { loop.perform(stopBackend) }
         loop.stop()
+        if !hasEnded.exchange(true, ordering: .acquiringAndReleasing) { endSignal.signal() }
+    }
+
+    /// Returns once ``end(backend:)`` has stopped the backend, so that the next session does not
+    /// start it while this one is still stopping it. At once on this session's own loop thread
+    /// (a callback that starts the manager again runs before the stop queued behind it, which
+    /// then finds the backend taken over).
+    func waitUntilEnded() {
+        guard !loop.isCurrent, !hasEnded.load(ordering: .acquiring) else { return }
+        endSignal.wait()
+        // Others waiting for the same end are let through too.
+        endSignal.signal()
+    }
+}
+
+/// Which session the backend was last started for: shared by a manager's sessions, so that a
+/// session's stop stops the backend only while the backend is still running for it.
+final class BackendTenancy: Sendable {
+    private let tenant = Mutex<ObjectIdentifier?>(nil)
+
+    /// The backend now runs for `session`.
+    func moveIn(_ session: ManagerSession) {
+        tenant.withLock { $0 = ObjectIdentifier(session) }
+    }
+
+    /// True when the backend was running for `session`, which it no longer is.
+    func moveOut(_ session: ManagerSession) -> Bool {
+        tenant.withLock { tenant in
+            guard tenant == ObjectIdentifier(session) else { return false }
+            tenant = nil
+            return true
+        }
     }
 }
 

@@ -38,9 +38,22 @@ final class ManagerStateLock: Sendable {
     func withLock<Result: Sendable>(
         _ body: (inout ManagerState, inout ReleasedAfterUnlock) throws -> Result
     ) rethrows -> Result {
+        try withLock(body, beforeLettingGo: { _ in })
+    }
+
+    /// ``withLock(_:)``, with `beforeLettingGo` run on what the body returned once the lock is
+    /// released and before anything is let go of: a session ends there, so that whoever hears of
+    /// the end (a stream's reader) finds the backend stopped and may start it again.
+    @discardableResult
+    func withLock<Result: Sendable>(
+        _ body: (inout ManagerState, inout ReleasedAfterUnlock) throws -> Result,
+        beforeLettingGo: (Result) -> Void
+    ) rethrows -> Result {
         var released = ReleasedAfterUnlock()
         defer { released.letGo() }
-        return try mutex.withLock { state in try body(&state, &released) }
+        let result = try mutex.withLock { state in try body(&state, &released) }
+        beforeLettingGo(result)
+        return result
     }
 
     /// A locked read, or a change that removes nothing of the app's (the subscriber table cannot
@@ -56,6 +69,9 @@ struct ManagerState: Sendable {
     /// The keyboards visible as of the last emission routed, by id.
     var visible: [String: KeyboardState] = [:]
     var session: ManagerSession?
+    /// The session that ran last, until a new one starts: whoever reset the state ends it right
+    /// after, and a start waits for that end before it starts the backend again.
+    var endedSession: ManagerSession?
     var paused = false
     /// Whether a delegate was set (read instead of the weak reference itself, which would take
     /// and drop a strong reference to the app's object under the lock).
@@ -71,6 +87,7 @@ struct ManagerState: Sendable {
 
     /// Forgets the session, every keyboard and every stream (finished once the lock is released).
     mutating func reset(into released: inout ReleasedAfterUnlock) {
+        if let session { endedSession = session }
         session = nil
         tracker.reset()
         visible.removeAll()

@@ -1,0 +1,86 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import KeyboardAdapterCore
+
+/// A backend that takes its time to stop, and remembers which start each stop ended: what a
+/// backend does when its display server connection takes a moment to close.
+private final class SlowStoppingBackend: KeyboardBackend {
+    let name = "slow-stopping"
+    var capabilities: BackendCapabilities { [.reportsFrames] }
+    private let sink = Mutex<(any ObservationSink)?>(nil)
+    private let starts = Atomic<Int>(0)
+
+    func availability() -> BackendAvailability { .available(detail: "a test's") }
+
+    func start(in context: LoopContext, sink: any ObservationSink) throws {
+        starts.add(1, ordering: .relaxed)
+        self.sink.withLock { $0 = sink }
+    }
+
+    func stop() {
+        Thread.sleep(forTimeInterval: 0.05)
+        sink.withLock { $0 = nil }
+    }
+
+    var isStarted: Bool { sink.withLock { $0 != nil } }
+    var startCount: Int { starts.load(ordering: .relaxed) }
+
+    func fail() {
+        let current = sink.withLock { sink -> (any ObservationSink)? in
+            defer { sink = nil }
+            return sink
+        }
+        current?.finish(failure: BackendFailure(backend: name, kind: .connectionLost, reason: "gone"))
+    }
+}
+
+/// A manager started again by whoever hears that it stopped keeps the backend it started: the
+/// stop of the session before has ended before anyone hears of it.
+@Suite("Manager: a restart when the last run ended")
+struct RestartTests {
+    @Test(
+        "the backend fails; the task reading updates() starts the manager again when its sequence ends",
+        arguments: [false, true])
+    func restartFromStreamEnd(stoppedByApp: Bool) async throws {
+        let backend = SlowStoppingBackend()
+        let manager = KeyboardManager(backend: backend)
+        try manager.start()
+        let stream = manager.updates()
+        let reader = Task {
+            for await _ in stream {}
+            try? manager.start()
+        }
+        if stoppedByApp {
+            DispatchQueue.global().async { manager.stop() }
+        } else {
+            backend.fail()
+        }
+        await reader.value
+        #expect(manager.isRunning)
+        #expect(backend.startCount == 2)
+        // The first run's stop came before the second start, not after it.
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(backend.isStarted, "the first run's stop ended the second run's backend")
+        manager.stop()
+        #expect(!backend.isStarted)
+    }
+
+    @Test("a stop and a start from two threads: the backend runs exactly when the manager does")
+    func stopAndStartRacing() throws {
+        let backend = SlowStoppingBackend()
+        let manager = KeyboardManager(backend: backend)
+        for _ in 0..<20 {
+            try manager.start()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { manager.stop() }
+            DispatchQueue.global().async(group: group) { try? manager.start() }
+            group.wait()
+            #expect(manager.isRunning == backend.isStarted)
+        }
+        manager.stop()
+        #expect(!backend.isStarted)
+    }
+}

@@ -16,10 +16,12 @@ struct DeliveryTests {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try Programs.start(process)
         let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
+        try? out.fileHandleForReading.close()
+        try? err.fileHandleForReading.close()
         return (process.terminationStatus, stdout, stderr)
     }
 

@@ -20,6 +20,8 @@ struct LostOutputTests {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        try? err.fileHandleForReading.close()
+        try? out.fileHandleForReading.close()
         return Kbwatch.Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)

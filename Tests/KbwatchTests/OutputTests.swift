@@ -216,5 +216,6 @@ struct OutputTests {
         try Wait.require("kbwatch to exit on SIGINT with its stdin still open", timeout: 5) { !process.isRunning }
         #expect(process.terminationStatus == 0)
         output.fileHandleForReading.readabilityHandler = nil
+        try? input.fileHandleForWriting.close()
     }
 }

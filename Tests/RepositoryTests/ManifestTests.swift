@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension DocumentationTests {
@@ -27,9 +28,10 @@ extension DocumentationTests {
             let output = Pipe()
             swift.standardOutput = output
             swift.standardError = output
-            try swift.run()
+            try Programs.start(swift)
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             swift.waitUntilExit()
+            try? output.fileHandleForReading.close()
             #expect(swift.terminationStatus == 0, "\(text)")
         }
     }

@@ -21,6 +21,7 @@ enum Shell {
         try Programs.start(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        try? pipe.fileHandleForReading.close()
         let output = String(decoding: data, as: UTF8.self)
         if process.terminationStatus == 124 {
             throw TestFailure("\(program) \(arguments.joined(separator: " ")) ran over \(timeout) s:\n\(output)")

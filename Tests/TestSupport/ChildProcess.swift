@@ -37,6 +37,9 @@ public final class ChildProcess: @unchecked Sendable {
         process.standardError = log
         if stdinNull { process.standardInput = FileHandle.nullDevice }
         try Programs.start(process)
+        // The child has its own copy; Foundation keeps the Process, and with it this handle,
+        // for as long as the test process lives (see `Programs.run`).
+        try? log.close()
         self.process = process
         let launcher = process.processIdentifier
         pid = Self.isSandboxed(executable, arguments) ? Self.sandboxedProgram(of: launcher) : launcher
@@ -246,6 +249,9 @@ public enum Programs {
         process.standardInput = FileHandle.nullDevice
         try Programs.start(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        // Foundation never releases a Process it started, nor so the pipe it holds: closed here,
+        // or every run would keep a descriptor open until the test process ends.
+        try? pipe.fileHandleForReading.close()
         if !Wait.until(timeout: timeout, { !process.isRunning }) {
             kill(process.processIdentifier, SIGKILL)
             throw TestFailure("\(executable) \(arguments.joined(separator: " ")) did not finish in \(timeout) s")
@@ -267,12 +273,52 @@ extension Programs {
         return process
     }
 
-    /// Starts `process` with no signal blocked (see `withDefaultSignalMask`), one at a time:
-    /// Foundation's `Process.run()` crashed once in a few thousand starts made from several test
-    /// threads at once (a memcpy inside it, at a bad address), never when they are serialized.
+    /// Starts `process` with no signal blocked (see `withDefaultSignalMask`), one at a time.
+    ///
+    /// Foundation's `Process.run()` reads `/proc/self/fd` and copies each entry's name as a whole
+    /// 256-byte field: once some 1 350 descriptors are open, glibc's 32 KiB buffer for the listing
+    /// is full, and the copy of its last entries can run past it into an unmapped page (the test
+    /// process died so, in a memcpy inside `Process.run()`). So the test process must not gather
+    /// descriptors: the helpers here close every handle they gave a Process (Foundation keeps each
+    /// Process it started, and those handles with it, until the test process ends). Tests that
+    /// start hundreds of run loops at once (two descriptors each) can hold many for a moment: a
+    /// start waits for them to be closed, and fails naming what is open if they are not.
     public static func start(_ process: Process) throws {
+        if openDescriptors() > descriptorLimit {
+            _ = Wait.until(timeout: 10, interval: 0.05) { openDescriptors() <= descriptorLimit }
+        }
+        let open = openDescriptors()
+        guard open <= descriptorLimit else {
+            // What they are ("pipe", "socket", "anon_inode", a file's directory), most first.
+            var kinds: [String: Int] = [:]
+            for descriptor in 0..<8192 where fcntl(Int32(descriptor), F_GETFD) >= 0 {
+                let target =
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")) ?? "?"
+                let kind = target.hasPrefix("/") ? (target as NSString).deletingLastPathComponent : target
+                kinds[kind.split(separator: ":[").first.map(String.init) ?? kind, default: 0] += 1
+            }
+            let summary = kinds.sorted { $0.value > $1.value }.prefix(6).map { "\($0.value) \($0.key)" }
+            throw TestFailure(
+                "the test process holds \(open) descriptors (\(summary.joined(separator: ", "))): something leaks them")
+        }
         try startLock.withLock { _ in try withDefaultSignalMask { try process.run() } }
     }
+
+    /// How many descriptors the test process has open: the entries of `/proc/self/fd`, counted
+    /// without reading their names (so without the copy that crashes `Process.run()`), less `.`,
+    /// `..` and the listing's own.
+    private static func openDescriptors() -> Int {
+        guard let listing = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(listing) }
+        var entries = 0
+        while readdir(listing) != nil { entries += 1 }
+        return entries - 3
+    }
+
+    /// The descriptors the test process may hold when it starts a program: well below where
+    /// `Process.run()` could crash, well above what the tests keep open (a few hundred when the
+    /// most run at once).
+    static let descriptorLimit = 1024
 
     private static let startLock = Mutex(())
 }

@@ -65,6 +65,11 @@ public enum Kbwatch {
         guard Wait.until(timeout: timeout, { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+            _ = Wait.until(timeout: 5) { collected.readers == 0 }
+            try? out.fileHandleForReading.close()
+            try? err.fileHandleForReading.close()
             throw TestFailure("kbwatch \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
         }
         process.waitUntilExit()
@@ -73,6 +78,9 @@ public enum Kbwatch {
         collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
         collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
         _ = Wait.until(timeout: 5) { collected.readers == 0 }
+        // Foundation keeps the Process, and with it both pipes, open otherwise (see `Programs.run`).
+        try? out.fileHandleForReading.close()
+        try? err.fileHandleForReading.close()
         let (stdout, stderr) = collected.values
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),

@@ -6,7 +6,9 @@ import Synchronization
 /// The lines a child process writes to a pipe, each stamped with `MonotonicClock.now()` as soon
 /// as `read()` returns it. A dedicated thread blocks in `poll()` and `read()` on the descriptor,
 /// so the measuring side adds no dispatch hop (unlike `FileHandle.readabilityHandler`). Lines that
-/// arrive in one read share its stamp. The thread ends at end of file.
+/// arrive in one read share its stamp. The thread reads a copy of the descriptor of its own and
+/// closes it at end of file, when it ends: so the owner may close its descriptor at once, and no
+/// descriptor number is closed under the thread (and reused by something the thread then reads).
 public final class StampedLines: @unchecked Sendable {
     /// One line without its newline, and when it was read.
     public struct Line: Sendable {
@@ -20,9 +22,11 @@ public final class StampedLines: @unchecked Sendable {
     private let arrived = NSCondition()
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts reading `descriptor` (which this object does not close) on a thread of its own.
+    /// Starts reading a copy of `descriptor` (which stays the caller's) on a thread of its own.
     public init(descriptor: Int32) {
+        let descriptor = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         Thread.detachNewThread { [self] in
+            defer { if descriptor >= 0 { close(descriptor) } }
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
             var fds = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)

@@ -12,25 +12,29 @@ public final class WatchedProcess: @unchecked Sendable {
     /// Where its standard error goes.
     public let errorLogPath: String
     private let process: Process
-    private let output: Pipe
 
     /// Starts `program` (a path, or a name looked up in PATH) with `arguments` and the
     /// environment changed by `environment` (nil removes a variable).
     public init(_ program: String, _ arguments: [String], environment: [String: String?] = [:]) throws {
         guard let path = Programs.find(program) else { throw TestFailure("program not found: \(program)") }
         process = Programs.process(path, arguments, environment: environment)
-        output = Pipe()
+        let output = Pipe()
         let name = (program as NSString).lastPathComponent
         errorLogPath = NSTemporaryDirectory() + "\(name)-\(UUID().uuidString.prefix(8)).log"
         _ = FileManager.default.createFile(atPath: errorLogPath, contents: nil)
         process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLogPath))
+        let errorLog = try FileHandle(forWritingTo: URL(fileURLWithPath: errorLogPath))
+        process.standardError = errorLog
         process.standardInput = FileHandle.nullDevice
         try Programs.start(process)
         pid = process.processIdentifier
-        // Only the child may hold the write end, so that its exit ends the reading thread.
+        // Only the child may hold the write end, so that its exit ends the reading thread, which
+        // reads a copy of the read end; Foundation keeps the Process, and with it every handle
+        // given to it, for as long as the test process lives (see `Programs.run`).
         try? output.fileHandleForWriting.close()
+        try? errorLog.close()
         lines = StampedLines(descriptor: output.fileHandleForReading.fileDescriptor)
+        try? output.fileHandleForReading.close()
     }
 
     /// What the program wrote to standard error.

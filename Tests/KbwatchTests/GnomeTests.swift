@@ -99,9 +99,22 @@ struct GnomeTests {
         defer { byAppID.stop() }
         Thread.sleep(forTimeInterval: 0.5)
 
+        // The shell's own account of each slide, heard beside kbwatch: how many steps it drew.
+        let bus = try ShellSlides(gnome)
+        defer { bus.monitor.stop() }
+
         var index = 0
-        var measured: (show: Double, hide: Double)?
-        for round in 0..<3 {
+        var rounds = 0
+        var measured: (show: Double, hide: Double, smooth: (show: Bool, hide: Bool))?
+        var smooth = (shows: 0, hides: 0)
+        var predictions = (shows: 0, hides: 0)
+        // GNOME Shell draws the slide with software rendering here and, on a loaded machine, may
+        // draw one in two or three frames: such a slide still has to be reported step for step, but
+        // says nothing of how many steps a slide has, nor of how long the next one takes. So rounds
+        // go on until three slides each way came smoothly (ten rounds at most).
+        while rounds < 10 && (smooth.shows < 3 || smooth.hides < 3 || predictions.shows < 2 || predictions.hides < 2) {
+            let round = rounds
+            rounds += 1
             try session.open()
             let willShow = try local.next("willShow", after: index)
             let didShow = try local.next("didShow", after: willShow.index, timeout: 5)
@@ -115,7 +128,6 @@ struct GnomeTests {
             #expect(try other.next("didShow", after: 0).values["local"] as? Bool == false)
             #expect(try byAppID.next("didShow", after: 0).values["local"] as? Bool == true)
             let showSteps = Self.progress(local, from: willShow.index, to: didShow.index)
-            #expect(showSteps.count >= 5, "round \(round): \(showSteps)")
             #expect(zip(showSteps, showSteps.dropFirst()).allSatisfy { $0 > $1 }, "the slide in rises: \(showSteps)")
 
             let state = try gnome.kbwatch(["--state", "--json"])
@@ -125,7 +137,6 @@ struct GnomeTests {
             let willHide = try local.next("willHide", after: didShow.index)
             let didHide = try local.next("didHide", after: willHide.index, timeout: 5)
             let hideSteps = Self.progress(local, from: willHide.index, to: didHide.index)
-            #expect(hideSteps.count >= 5, "round \(round): \(hideSteps)")
             #expect(zip(hideSteps, hideSteps.dropFirst()).allSatisfy { $0 < $1 }, "the slide out falls: \(hideSteps)")
             // Hidden, the actor waits just below the monitor: where both hide events say it goes.
             let below = try gnome.keyboardExtents()
@@ -134,25 +145,56 @@ struct GnomeTests {
             let hidden = try gnome.kbwatch(["--state", "--json"])
             #expect(hidden.status == 1, "round \(round): \(hidden.output)")
 
-            // From the second slide on, the will events predict what the last slide measured.
+            // Every step the shell drew with the keyboard on the monitor is a progress frame, at
+            // the same place: a show's last too, before didShow. (A hide's last step, below the
+            // monitor, is its didHide; a step still below the monitor at a show's start shows nothing.)
+            let drawn = try bus.steps(ofSlides: 2 * round, 2 * round + 1, above: 800)
+            #expect(showSteps == drawn[0].map(\.y), "round \(round): the shell drew \(drawn[0])")
+            #expect(hideSteps == drawn[1].map(\.y), "round \(round): the shell drew \(drawn[1])")
+            let isSmooth = (show: ShellSlides.isSmooth(drawn[0]), hide: ShellSlides.isSmooth(drawn[1]))
+            smooth.shows += isSmooth.show ? 1 : 0
+            smooth.hides += isSmooth.hide ? 1 : 0
+
+            // From the second slide on, the will events predict what the last slide measured; a
+            // prediction is held to the slide it announces when both slides were drawn smoothly:
+            // within 35 %, and the two frames by which a slide timed from its first step to its
+            // last may come out shorter or longer on the shell's frame clock.
             let shown = try #require(didShow.values["animationDuration"] as? Double)
             let gone = try #require(didHide.values["animationDuration"] as? Double)
+            let frames = (
+                show: shown / Double(max(1, drawn[0].count - 1)), hide: gone / Double(max(1, drawn[1].count - 1))
+            )
             if let measured {
                 #expect(willShow.string("timing") == "predicted", "round \(round): \(willShow.values)")
                 #expect(willHide.string("timing") == "predicted", "round \(round): \(willHide.values)")
                 let predictedShow = try #require(willShow.values["animationDuration"] as? Double)
                 let predictedHide = try #require(willHide.values["animationDuration"] as? Double)
-                #expect(abs(predictedShow - shown) <= 0.35 * shown, "show: \(predictedShow) for \(shown)")
-                #expect(abs(predictedHide - gone) <= 0.35 * gone, "hide: \(predictedHide) for \(gone)")
                 #expect(predictedShow == measured.show && predictedHide == measured.hide)
+                if measured.smooth.show && isSmooth.show {
+                    predictions.shows += 1
+                    #expect(
+                        abs(predictedShow - shown) <= 0.35 * shown + 2 * frames.show,
+                        "show: \(predictedShow) for \(shown), \(drawn[0].count) steps")
+                }
+                if measured.smooth.hide && isSmooth.hide {
+                    predictions.hides += 1
+                    #expect(
+                        abs(predictedHide - gone) <= 0.35 * gone + 2 * frames.hide,
+                        "hide: \(predictedHide) for \(gone), \(drawn[1].count) steps")
+                }
             }
-            measured = (shown, gone)
+            measured = (shown, gone, isSmooth)
             index = didHide.index
         }
+        #expect(
+            smooth.shows >= 3 && smooth.hides >= 3 && predictions.shows >= 2 && predictions.hides >= 2,
+            "GNOME Shell drew \(smooth) slides smoothly in \(rounds) rounds; predictions held to them: \(predictions)"
+        )
         // Each show and each hide is one will/did pair.
         let events = local.lines.all.prefix(index).compactMap { try? JSONLine($0.text).string("event") }
             .filter { $0 != "progress" }
-        #expect(events == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: 3).flatMap { $0 })
+        #expect(
+            events == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: rounds).flatMap { $0 })
         #expect(local.isRunning && other.isRunning && byAppID.isRunning)
     }
 
@@ -211,8 +253,8 @@ struct GnomeTests {
         let hiddenIndex = watcher.lines.count
         let again = try gnome.kbwatch(["--show"])
         #expect(again.status == 0, "\(again.output)")
-        let reshown = try watcher.next("didShow", after: hiddenIndex)
-        #expect(reshown.rect("endFrame")?.description == (try gnome.keyboardExtents()))
+        _ = try watcher.next("didShow", after: hiddenIndex)
+        try Self.requireReportedWhereItIs(gnome, watcher, after: hiddenIndex)
         #expect(watcher.isRunning)
     }
 
@@ -258,7 +300,7 @@ struct GnomeTests {
         let reopened = try gnome.kbwatch(["--show"])
         #expect(reopened.status == 0, "\(reopened.output)")
         let back = try watcher.next("didShow", after: gone.index)
-        #expect(back.rect("endFrame")?.description == (try gnome.keyboardExtents()))
+        try Self.requireReportedWhereItIs(gnome, watcher, after: gone.index)
         // The session bus ends: a hide, then exit 6 with the reason.
         gnome.stopBus()
         _ = try watcher.next("didHide", after: back.index)
@@ -323,6 +365,26 @@ struct GnomeTests {
             !FileManager.default.fileExists(
                 atPath: gnome.runtime.home + "/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org"
             ))
+    }
+
+    /// Waits until the shell's keyboard has stopped moving and the last frame `watcher` reported
+    /// after line `index` (in a did event) is the actor's: kbwatch ends where the keyboard is, also
+    /// when the shell stalled in the middle of a slide for longer than kbwatch waits for a step.
+    static func requireReportedWhereItIs(_ gnome: HeadlessGnomeShell, _ watcher: WatchedProcess, after index: Int)
+        throws
+    {
+        var seen = (reported: "", actor: "")
+        let settled = Wait.until(timeout: 10, interval: 0.2) {
+            let reported =
+                watcher.lines.all.dropFirst(index).compactMap { try? JSONLine($0.text) }
+                .last { $0.string("event")?.hasPrefix("did") == true }?.rect("endFrame")?.description ?? ""
+            let actor = (try? gnome.keyboardExtents()) ?? ""
+            defer { seen = (reported, actor) }
+            return actor == seen.actor && reported == actor
+        }
+        if !settled {
+            throw TestFailure("kbwatch reported \(seen.reported), the keyboard is at \(seen.actor)")
+        }
     }
 
     /// The `y` of each progress line between two lines.

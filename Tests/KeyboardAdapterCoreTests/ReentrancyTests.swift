@@ -8,9 +8,8 @@ import Testing
 /// Any sequence of public calls, from any callback or deinit, is safe: nothing of the app's is
 /// released, finished or called while the manager holds its lock. A failure here is a crash of
 /// the whole test process ("Recursive call to lock Mutex") or a hang, so every case also checks
-/// that the manager still works afterwards. The cases run one at a time: run at once, a few
-/// hundred managers, each with its loop's thread and descriptors, would be alive together.
-@Suite("Manager: re-entrancy", .serialized)
+/// that the manager still works afterwards.
+@Suite("Manager: re-entrancy")
 struct ReentrancyTests {
     @Test(
         "every public call from inside every delivery's callback, with every kind of subscriber alive",

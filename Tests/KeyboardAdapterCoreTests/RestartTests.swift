@@ -12,17 +12,30 @@ private final class SlowStoppingBackend: KeyboardBackend {
     var capabilities: BackendCapabilities { [.reportsFrames] }
     private let sink = Mutex<(any ObservationSink)?>(nil)
     private let starts = Atomic<Int>(0)
+    private let calls = Mutex<[String]>([])
+
+    /// `start` and `stop`, in the order they were made.
+    var log: [String] { calls.withLock { $0 } }
 
     func availability() -> BackendAvailability { .available(detail: "a test's") }
 
     func start(in context: LoopContext, sink: any ObservationSink) throws {
         starts.add(1, ordering: .relaxed)
+        calls.withLock { $0.append("start") }
         self.sink.withLock { $0 = sink }
     }
 
     func stop() {
+        calls.withLock { $0.append("stop") }
         Thread.sleep(forTimeInterval: 0.05)
         sink.withLock { $0 = nil }
+    }
+
+    /// A keyboard shown, from the caller's thread.
+    func show() {
+        let observation = KeyboardObservation(
+            time: MonotonicClock.now(), keyboard: Fixture.osk, frame: Fixture.docked, output: Fixture.screen)
+        sink.withLock { $0 }?.deliver(observation)
     }
 
     var isStarted: Bool { sink.withLock { $0 != nil } }
@@ -64,6 +77,33 @@ struct RestartTests {
         // The first run's stop came before the second start, not after it.
         try await Task.sleep(for: .milliseconds(150))
         #expect(backend.isStarted, "the first run's stop ended the second run's backend")
+        manager.stop()
+        #expect(!backend.isStarted)
+    }
+
+    @Test("a callback on the loop starts the manager again while another thread stops it: stop, then start")
+    func restartFromCallbackDuringStop() throws {
+        let backend = SlowStoppingBackend()
+        let manager = KeyboardManager(backend: backend)
+        try manager.start()
+        let restarted = Atomic<Bool>(false)
+        let token = manager.onEvent(delivery: .immediate) { update in
+            guard update.event == .willShow else { return }
+            // The other thread's stop has begun once the manager says it is not running.
+            let end = MonotonicClock.now() + 5
+            while manager.isRunning && MonotonicClock.now() < end { usleep(1000) }
+            restarted.store((try? manager.start()) != nil, ordering: .releasing)
+        }
+        backend.show()
+        // Past the willShow's delivery: the callback waits in it for this stop.
+        usleep(20000)
+        manager.stop()
+        let didRestart = restarted.load(ordering: .acquiring)
+        #expect(didRestart)
+        #expect(manager.isRunning)
+        #expect(backend.log == ["start", "stop", "start"])
+        #expect(backend.isStarted, "the first run's stop ended the second run's backend")
+        token.cancel()
         manager.stop()
         #expect(!backend.isStarted)
     }

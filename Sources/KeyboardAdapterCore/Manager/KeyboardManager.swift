@@ -128,7 +128,7 @@ public final class KeyboardManager: Sendable {
         guard let (session, previous) = begun else { return }
         // The run before may still be stopping the backend (a stop from another thread, whose
         // streams ended before it returned): the backend starts once that stop is done.
-        previous?.waitUntilEnded()
+        previous?.finishEnding(backend: backend)
         do {
             try session.loop.start()
             let sink = ManagerSink(manager: WeakManager(self), session: session)

@@ -56,31 +56,33 @@ final class ManagerSession: Sendable {
     }
 
     /// Stops the backend (on the loop's thread) and then the loop; from another thread, returns
-    /// once the loop made its last call. Idempotent. The backend is only stopped while this
-    /// session's start is the one it runs for: a stop queued behind a callback of this loop that
-    /// started the manager again leaves the new session's backend running.
+    /// once the loop made its last call. Idempotent.
     func end(backend: any KeyboardBackend) {
-        let stopBackend: @Sendable () -> Void = { [self] in
-            let started = progress.withLock { progress in
-                defer { progress.ended = true }
-                return progress.started && !progress.ended
-            }
-            if started && tenancy.moveOut(self) { backend.stop() }
-        }
-        if loop.isCurrent { stopBackend() } else { loop.perform(stopBackend) }
+        if loop.isCurrent { stopBackend(backend) } else { loop.perform { [self] in stopBackend(backend) } }
         loop.stop()
         if !hasEnded.exchange(true, ordering: .acquiringAndReleasing) { endSignal.signal() }
     }
 
-    /// Returns once ``end(backend:)`` has stopped the backend, so that the next session does not
-    /// start it while this one is still stopping it. At once on this session's own loop thread
-    /// (a callback that starts the manager again runs before the stop queued behind it, which
-    /// then finds the backend taken over).
-    func waitUntilEnded() {
-        guard !loop.isCurrent, !hasEnded.load(ordering: .acquiring) else { return }
+    /// Returns once this ended session has stopped the backend, so that the next session does not
+    /// start it while this one is still stopping it. On this session's own loop thread (a callback
+    /// that starts the manager again while another thread stops it), the stop queued behind the
+    /// callback is made now instead.
+    func finishEnding(backend: any KeyboardBackend) {
+        if loop.isCurrent { return stopBackend(backend) }
+        guard !hasEnded.load(ordering: .acquiring) else { return }
         endSignal.wait()
         // Others waiting for the same end are let through too.
         endSignal.signal()
+    }
+
+    /// Stops the backend once, on the loop's thread, if this session started it and it still runs
+    /// for this session (the tenancy says whether a later session has taken it over since).
+    private func stopBackend(_ backend: any KeyboardBackend) {
+        let started = progress.withLock { progress in
+            defer { progress.ended = true }
+            return progress.started && !progress.ended
+        }
+        if started && tenancy.moveOut(self) { backend.stop() }
     }
 }
 

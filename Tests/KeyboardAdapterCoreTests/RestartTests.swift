@@ -108,6 +108,16 @@ struct RestartTests {
         #expect(!backend.isStarted)
     }
 
+    @Test("a stopped manager keeps nothing of its last run: the run, its loop and their descriptors go")
+    func stoppedKeepsNoRun() throws {
+        let manager = KeyboardManager(backend: SlowStoppingBackend())
+        try manager.start()
+        manager.stop()
+        let end = MonotonicClock.now() + 5
+        while manager.state.access({ $0.endedSession != nil }) && MonotonicClock.now() < end { usleep(1000) }
+        #expect(manager.state.access { $0.endedSession == nil })
+    }
+
     @Test("a stop and a start from two threads: the backend runs exactly when the manager does")
     func stopAndStartRacing() throws {
         let backend = SlowStoppingBackend()

@@ -70,8 +70,9 @@ struct ManagerState: Sendable {
     var visible: [String: KeyboardState] = [:]
     var session: ManagerSession?
     /// The session that ran last, until a new one starts: whoever reset the state ends it right
-    /// after, and a start waits for that end before it starts the backend again.
-    var endedSession: ManagerSession?
+    /// after, and a start waits for that end before it starts the backend again. Weak: once
+    /// ended and let go of, there is nothing to wait for, and its loop is not kept.
+    weak var endedSession: ManagerSession?
     var paused = false
     /// Whether a delegate was set (read instead of the weak reference itself, which would take
     /// and drop a strong reference to the app's object under the lock).

@@ -249,8 +249,8 @@ public enum Programs {
         process.standardInput = FileHandle.nullDevice
         try Programs.start(process)
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        // Foundation never releases a Process it started, nor so the pipe it holds: closed here,
-        // or every run would keep a descriptor open until the test process ends.
+        // Foundation never releases a Process it started, nor the pipe that Process holds: closed
+        // here, or every run would keep a descriptor open until the test process ends.
         try? pipe.fileHandleForReading.close()
         if !Wait.until(timeout: timeout, { !process.isRunning }) {
             kill(process.processIdentifier, SIGKILL)

@@ -60,16 +60,20 @@ public enum Kbwatch {
         err.fileHandleForReading.readabilityHandler = { handle in
             collected.reading { collected.append(err: handle.availableData) }
         }
-        try Programs.start(process)
-        whileRunning?(process.processIdentifier) { String(decoding: collected.values.0, as: UTF8.self) }
-        guard Wait.until(timeout: timeout, { !process.isRunning }) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        // However this ends: no handler left, none still reading, and both pipes closed, since
+        // Foundation keeps the Process, and with it the pipes, open otherwise (see `Programs.run`).
+        defer {
             out.fileHandleForReading.readabilityHandler = nil
             err.fileHandleForReading.readabilityHandler = nil
             _ = Wait.until(timeout: 5) { collected.readers == 0 }
             try? out.fileHandleForReading.close()
             try? err.fileHandleForReading.close()
+        }
+        try Programs.start(process)
+        whileRunning?(process.processIdentifier) { String(decoding: collected.values.0, as: UTF8.self) }
+        guard Wait.until(timeout: timeout, { !process.isRunning }) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
             throw TestFailure("kbwatch \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
         }
         process.waitUntilExit()
@@ -78,9 +82,6 @@ public enum Kbwatch {
         collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
         collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
         _ = Wait.until(timeout: 5) { collected.readers == 0 }
-        // Foundation keeps the Process, and with it both pipes, open otherwise (see `Programs.run`).
-        try? out.fileHandleForReading.close()
-        try? err.fileHandleForReading.close()
         let (stdout, stderr) = collected.values
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),

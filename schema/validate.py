@@ -53,7 +53,8 @@ def order_problem(schema, value):
             expected += ["transition", "fraction"]
         keys = list(value)
         return None if keys == expected else f"fields {keys} are not in the order {expected}"
-    expected = list(defs["state"]["properties"])
+    # Fields the schema does not require (reserved) may be missing; the rest keep its order.
+    expected = [name for name in defs["state"]["properties"] if name in value or name in defs["state"]["required"]]
     if list(value) != expected:
         return f"fields {list(value)} are not in the order {expected}"
     item = list(defs["state"]["properties"]["keyboards"]["items"]["properties"])

@@ -34,10 +34,18 @@ function focus(window) {
     };
 }
 
+// A panel window that is hidden is a hidden keyboard: plasma-keyboard (KWin 6.7) hides its window
+// and keeps it until the next show, where maliit's went away.
+function reportPanel(window) {
+    if (window.hidden) report({ kind: "panelGone", id: String(window.internalId) });
+    else report(panel(window));
+}
+
 function follow(window) {
     if (!window.inputMethod) return;
-    report(panel(window));
-    window.frameGeometryChanged.connect(function () { report(panel(window)); });
+    reportPanel(window);
+    window.frameGeometryChanged.connect(function () { if (!window.hidden) report(panel(window)); });
+    if (window.hiddenChanged) window.hiddenChanged.connect(function () { reportPanel(window); });
 }
 
 if (typeof workspace.windowList !== "function") {

@@ -153,6 +153,7 @@ public final class KWinBackend: KeyboardBackend {
         }
         lines.append("event thread: " + DisplaySource.threadDescription)
         lines.append("keyboard service \(service.name) (\(service.address)): \(service.probe())")
+        lines += service.diagnosis()
         lines.append("show: forceActivate; hide: active set to false (through KWin)")
         lines.append(
             "where: on KWin 6 the package's KWin script reports the keyboard's window while watching (geometry "

@@ -23,6 +23,10 @@ public protocol EventWriter: Sendable {
     func lines(forState keyboards: [KeyboardState]) -> [String]
     /// The lines for `--state` with what the keyboard services say.
     func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String]
+    /// The lines for `--state` with what the keyboard services say and the space reserved at
+    /// output edges that no keyboard is known to fill.
+    func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip])
+        -> [String]
     /// The line for an intermediate frame of a transition (`--progress`).
     func line(forProgress progress: KeyboardProgress) -> String
 }
@@ -33,6 +37,17 @@ extension EventWriter {
         var text = self.line(for: update)
         text.withUTF8 { line.text.raw($0) }
         line.text.raw(byte: UInt8(ascii: "\n"))
+    }
+
+    /// ``lines(forState:services:)``, then one line per reserved strip:
+    /// `reserved HEADLESS-1 bottom 0,550 1280x250: a docked keyboard or a panel (nothing says which)`.
+    public func lines(
+        forState keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]
+    ) -> [String] {
+        lines(forState: keyboards, services: services)
+            + reserved.map {
+                "reserved \(TerminalText.escape($0.description)): a docked keyboard or a panel (nothing says which)"
+            }
     }
 
     /// The keyboards, then one line per keyboard service that runs: `service onboard: running, visible, pid 4242`.
@@ -243,10 +258,25 @@ public struct JSONWriter: EventWriter {
         lines(forState: keyboards, services: Optional(services))
     }
 
-    private func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]?) -> [String] {
+    /// ``lines(forState:services:)``'s object with `reserved` when there is reserved space that no
+    /// keyboard is known to fill: each strip's `output`, `edge` and `frame`.
+    public func lines(
+        forState keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]
+    ) -> [String] {
+        lines(forState: keyboards, services: Optional(services), reserved: reserved)
+    }
+
+    private func lines(
+        forState keyboards: [KeyboardState], services: [KeyboardServiceReport]?, reserved: [ReservedStrip] = []
+    ) -> [String] {
         var fields = stateFields(keyboards)
         if let services { fields.append(("services", .array(services.map(Self.json)))) }
+        if !reserved.isEmpty { fields.append(("reserved", .array(reserved.map(Self.json)))) }
         return [JSONValue.object(fields).rendered]
+    }
+
+    private static func json(_ strip: ReservedStrip) -> JSONValue {
+        .object([("output", strip.output.json), ("edge", .string(strip.edge.rawValue)), ("frame", strip.frame.json)])
     }
 
     private static func json(_ service: KeyboardServiceReport) -> JSONValue {
@@ -261,7 +291,8 @@ public struct JSONWriter: EventWriter {
         case .running: status = "running"
         }
         return .object([
-            ("name", .string(service.name)), ("address", .string(service.address)), ("status", .string(status)),
+            ("name", .string(service.name)), ("keyboard", .optional(service.keyboard, JSONValue.string)),
+            ("address", .string(service.address)), ("status", .string(status)),
             ("visible", .optional(service.state.isVisible, JSONValue.bool)),
             ("pid", .optional(service.state.pid) { .int(Int($0)) }), ("problem", .optional(problem, JSONValue.string)),
         ])

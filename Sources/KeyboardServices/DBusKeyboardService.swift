@@ -32,9 +32,8 @@ public final class DBusKeyboardService: KeyboardService {
 
     /// The service's name, such as `onboard`.
     public var name: String { interface.name }
-    /// The name geometry gives its keyboards: the program's that owns the bus name when it is a
-    /// keyboard known to serve this interface (phosh-osk-stub on squeekboard's), else the
-    /// interface's own.
+    /// The name geometry gives its keyboards: on `sm.puri.OSK0` the program's that owns the bus name
+    /// (squeekboard, phosh-osk-stub, phosh-osk-stevia), else the interface's own.
     public var keyboardName: String { shared.withLock { $0.owner?.keyboardName } ?? interface.keyboardName }
     /// `org.onboard.Onboard on the session bus`.
     public var address: String { "\(interface.busName) on the session bus" }
@@ -90,8 +89,19 @@ public final class DBusKeyboardService: KeyboardService {
         slot.request(visible: visible, service: name, state: state, completion: completion)
     }
 
-    /// What the service says now, on a short connection; never starts the keyboard.
+    /// KWin's virtual keyboard: when KWin shows it (its `mode`, or `enabled` before KWin 6.7).
+    public func diagnosis() -> [String] {
+        guard interface.asksWillShow, let mode = KWinKeyboardMode.read(environment: environment, timeout: 1) else {
+            return []
+        }
+        return ["KWin shows its keyboard: \(mode)"]
+    }
+
+    /// What the service says now, on a short connection; never starts the keyboard. Before a watch
+    /// starts, the owner it finds also names ``keyboardName``.
     public func probe() -> KeyboardServiceState {
-        ServiceProbe.state(of: interface, environment: environment, timeout: ServiceWatch.startTimeout)
+        let state = ServiceProbe.state(of: interface, environment: environment, timeout: ServiceWatch.startTimeout)
+        if shared.withLock({ $0.slot.watch == nil }) { remember(state) }
+        return state
     }
 }

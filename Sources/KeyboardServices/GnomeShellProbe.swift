@@ -15,6 +15,10 @@ package struct GnomeShellProbe: Sendable, Hashable {
     package static let release = "0.3.0"
     /// The interface revision this build reads.
     package static let revision: UInt32 = 1
+    /// The GNOME Shell major versions the extension's metadata names (`shell-version`): the ones it
+    /// is tested on. GNOME Shell refuses to run an extension whose metadata does not name its own
+    /// major version (it calls it out of date), unless `disable-extension-version-validation` is set.
+    package static let supportedMajors = 43...51
 
     /// Whether the shell runs and what its extension is doing.
     package enum Finding: Sendable, Hashable {
@@ -134,7 +138,7 @@ package struct GnomeShellProbe: Sendable, Hashable {
         case 1: return "enabled, but its object does not answer"
         case 2, 6: return "installed, not enabled"
         case 3: return "failed: " + (error.isEmpty ? "no reason given" : error)
-        case 4: return "out of date for this GNOME Shell"
+        case 4: return outOfDate
         case 5: return "downloading"
         default: return "in state \(Int(state))"
         }
@@ -168,12 +172,33 @@ package struct GnomeShellProbe: Sendable, Hashable {
         try? property(name, type: "b", on: connection, timeout: timeout)?.readBool()
     }
 
+    /// What the shell's `OUT_OF_DATE` state is reported as: ``problem`` and `--doctor` tell the
+    /// user what to do from it.
+    static let outOfDate = "rejected as out of date: its metadata does not name this GNOME Shell"
+
+    /// The setting that makes GNOME Shell run extensions whatever versions their metadata name.
+    package static let validationSetting = "gsettings set org.gnome.shell disable-extension-version-validation true"
+
+    /// The shell's major version, when it answered.
+    package var shellMajor: Int? { shellVersion.flatMap { Int($0.prefix { $0.isNumber }) } }
+
     /// Why the gnome backend cannot watch, with the command that fixes it; nil when it can.
     package var problem: String? {
         let shell = "GNOME Shell " + (shellVersion ?? "(version unknown)")
         switch finding {
         case .noBus(let reason): return reason
         case .noShell: return "GNOME Shell is not running on the session bus (\(Self.shellName) has no owner)"
+        case .noExtension(let state) where state == Self.outOfDate:
+            guard let major = shellMajor, major > Self.supportedMajors.upperBound else {
+                // Metadata written before this GNOME Shell was known: this build's names it.
+                return "\(shell) rejected the installed KeyboardAdapter extension as out of date (its metadata, "
+                    + "written by an earlier kbwatch, names other GNOME Shells): run `\(Self.installCommand)`, then log "
+                    + "out and in again"
+            }
+            return "\(shell) is newer than the GNOME Shells the KeyboardAdapter extension \(Self.release) is made "
+                + "for (\(Self.supportedMajors.lowerBound) to \(Self.supportedMajors.upperBound)), so it rejected it as "
+                + "out of date: install a newer KeyboardAdapter, or let the shell run it anyway with "
+                + "`\(Self.validationSetting)`"
         case .noExtension(let state):
             return "\(shell) runs, but the KeyboardAdapter extension is not running (\(state)): run "
                 + "`\(Self.installCommand)`"

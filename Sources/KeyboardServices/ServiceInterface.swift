@@ -7,11 +7,10 @@ struct ServiceInterface: Sendable, Hashable {
     var name: String
     /// The name geometry gives its keyboards (`onboard`).
     var keyboardName: String
-    /// The keyboards known to serve this interface, by executable name (15 characters at most, as
-    /// `/proc/PID/comm` keeps them): while one of them owns the bus name, its keyboards bear that
-    /// name (phosh-osk-stub serves squeekboard's `sm.puri.OSK0`); any other owner's bear
-    /// `keyboardName`.
-    var ownerKeyboards: [String] = []
+    /// Whether the keyboards bear the name of the program that owns the bus name rather than
+    /// `keyboardName`: `sm.puri.OSK0` is served by squeekboard, phosh-osk-stub, Stevia
+    /// (phosh-osk-stevia) and any keyboard that speaks it.
+    var namesKeyboardByOwner = false
     /// The well-known bus name (`org.onboard.Onboard`).
     var busName: String
     /// The object that has the keyboard interface.
@@ -28,6 +27,9 @@ struct ServiceInterface: Sendable, Hashable {
     /// Whether the watch loads the package's KWin script into the name's owner (KWin's virtual
     /// keyboard), which tells where the keyboard is on KWin 6.
     var loadsKWinCompanion = false
+    /// Whether a show first asks KWin's `willShowOnActive()`, and fails with the reason when KWin
+    /// would set its keyboard active without showing it (its mode).
+    var asksWillShow = false
     /// How the keyboard is asked to show (`true`) or hide (`false`).
     var request: @Sendable (Bool) -> ServiceRequest
 

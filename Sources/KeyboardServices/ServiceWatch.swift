@@ -104,6 +104,18 @@ final class ServiceWatch: @unchecked Sendable {
             return completion(
                 .failure(.unsupported("\(interface.name) is not running (\(interface.busName) has no owner)")))
         }
+        if visible && interface.asksWillShow {
+            return askWillShow { [unowned self] refusal in
+                if let refusal { return completion(.failure(.failed(refusal))) }
+                sendRequest(visible: visible, completion: completion)
+            }
+        }
+        sendRequest(visible: visible, completion: completion)
+    }
+
+    private func sendRequest(
+        visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
+    ) {
         let name = interface.name
         send(interface.call(visible: visible), timeout: Self.requestTimeout) { reply in
             guard let reply else { return completion(.failure(.failed("\(name): the session bus went away"))) }
@@ -111,6 +123,22 @@ final class ServiceWatch: @unchecked Sendable {
                 completion(.failure(.failed("\(name) refused: \(error)")))
             } else {
                 completion(.success(()))
+            }
+        }
+    }
+
+    /// Asks KWin whether a show would bring its keyboard on screen (`willShowOnActive`); `handler`
+    /// gets nil when it would (or KWin does not say), else why not, naming its mode.
+    private func askWillShow(_ handler: @escaping (String?) -> Void) {
+        send(KWinKeyboardMode.willShowOnActive, timeout: Self.requestTimeout) { [unowned self] reply in
+            guard let reply, reply.error == nil, reply.hasSignature("b"), (try? reply.readBool()) == false else {
+                return handler(nil)
+            }
+            send(KWinKeyboardMode.get("mode"), timeout: Self.requestTimeout) { [unowned self] reply in
+                if let mode = reply.flatMap(KWinKeyboardMode.parse) { return handler(mode.refusal) }
+                send(KWinKeyboardMode.get("enabled"), timeout: Self.requestTimeout) { reply in
+                    handler((reply.flatMap(KWinKeyboardMode.parse) ?? .unknown).refusal)
+                }
             }
         }
     }

@@ -3,7 +3,7 @@ import KeyboardAdapterCore
 /// What a running keyboard service says, as the reports use it: the reserved space tells where a
 /// docked keyboard is, never whose it is; the service tells whose, and whether it is up.
 struct ServiceClaim: Sendable, Hashable {
-    /// The keyboard's name (`squeekboard`, or `phosh-osk-stub` serving squeekboard's interface).
+    /// The keyboard's name (`squeekboard`, or the program serving squeekboard's interface, such as `phosh-osk-stevia`).
     var name: String
     /// The pid of the program serving the name on the bus.
     var pid: Int32?

@@ -17,7 +17,8 @@ extension WaylandBackend {
         var running: [String] = []
         let states = services.map { $0.probe() }
         for (service, state) in zip(services, states) {
-            lines.append("keyboard service \(service.name) (\(service.address)): \(state)")
+            let served = service.keyboardName == service.name ? "" : ", served by \(service.keyboardName)"
+            lines.append("keyboard service \(service.name) (\(service.address)): \(state)\(served)")
             guard state.isRunning else { continue }
             running.append(service.name)
             if let visible = state.isVisible, let edge = service.dockedEdge {

@@ -210,6 +210,23 @@ public final class WaylandBackend: KeyboardBackend {
     /// The outputs and their usable areas as last measured (empty before `start`).
     public var outputs: [WaylandOutputStatus] { latestStatus.withLock { $0 } }
 
+    /// The space each output's usable area leaves at its edges, as last measured.
+    public var reservedStrips: [ReservedStrip] {
+        outputs.flatMap { status -> [ReservedStrip] in
+            guard let usable = status.usableArea else { return [] }
+            let frame = status.output.frame
+            let insets = InsetClassifier.insets(
+                usable: usable.offsetBy(dx: -frame.x, dy: -frame.y), outputWidth: frame.width,
+                outputHeight: frame.height)
+            return [Edge.bottom, .top, .left, .right].compactMap { edge in
+                guard insets[edge] > 0 else { return nil }
+                return ReservedStrip(
+                    output: status.output, edge: edge,
+                    frame: InsetClassifier.frame(growth: insets[edge], at: edge, of: frame))
+            }
+        }
+    }
+
     /// The compositor, the protocols the probe uses, each output with its usable area (measured
     /// by a short-lived probe of its own), the seat's layout, and what cannot be seen.
     public func diagnose() -> [String] {

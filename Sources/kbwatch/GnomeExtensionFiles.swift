@@ -72,7 +72,7 @@ extension GnomeExtensionInstaller {
           "uuid": "keyboard-adapter@keyboardadapter.org",
           "name": "KeyboardAdapter",
           "description": "Tells other programs over D-Bus where GNOME Shell's on-screen keyboard is, every step of its slide and whose window it came up for, and shows and hides it for them (org.keyboardadapter.GnomeShell1).",
-          "shell-version": ["45", "46", "47", "48", "49"],
+          "shell-version": ["45", "46", "47", "48", "49", "50", "51"],
           "version-name": "0.3.0"
         }
 

@@ -35,6 +35,13 @@ enum GnomeExtensionInstaller {
         }
     }
 
+    /// The newest GNOME Shell major version the extension's metadata names.
+    static var newestMajor: Int {
+        guard let list = modulesMetadata.firstRange(of: "\"shell-version\": [")?.upperBound else { return 0 }
+        let names = modulesMetadata[list...].prefix { $0 != "]" }
+        return names.split(separator: ",").compactMap { Int($0.filter(\.isNumber)) }.max() ?? 0
+    }
+
     /// The extension's folder: `$XDG_DATA_HOME` (or `~/.local/share`) `/gnome-shell/extensions/<uuid>`.
     static func folder(_ environment: [String: String]) -> String? {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
@@ -60,6 +67,7 @@ enum GnomeExtensionInstaller {
             throw InstallFailure("GNOME Shell \(version) is too old: the extension needs GNOME Shell 43 or later")
         }
         let flavour = Flavour(major: major)
+        let newest = newestMajor
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             for file in flavour.files {
@@ -69,6 +77,13 @@ enum GnomeExtensionInstaller {
             throw InstallFailure("cannot write \(folder): \(error)")
         }
         var lines = ["installed the KeyboardAdapter extension \(release) for GNOME Shell \(version) in \(folder)"]
+        if major > newest {
+            lines.append(
+                "note: GNOME Shell \(version) is newer than the GNOME Shells this extension is made for (up to "
+                    + "\(newest)): the shell rejects it as out of date; install a newer KeyboardAdapter, or let the "
+                    + "shell run it anyway with `gsettings set org.gnome.shell disable-extension-version-validation true`"
+            )
+        }
         try changeEnabled(adding: true, environment: environment)
         lines.append("enabled it in org.gnome.shell enabled-extensions")
         if settingsValue("org.gnome.shell", "disable-user-extensions", environment) == "true" {

@@ -199,7 +199,8 @@ if options.mode == .serve { ServiceModes.serve(manager, options: options, stopSi
 
 if options.mode == .state {
     let keyboards = manager.visibleKeyboards
-    writer.lines(forState: keyboards, services: manager.keyboardServices).forEach { emit($0) }
+    let reserved = manager.reservedStrips
+    writer.lines(forState: keyboards, services: manager.keyboardServices, reserved: reserved).forEach { emit($0) }
     manager.stop()
     exit(keyboards.isEmpty ? ExitCode.noKeyboardVisible.rawValue : ExitCode.success.rawValue)
 }

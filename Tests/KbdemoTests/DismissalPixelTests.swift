@@ -145,7 +145,8 @@ struct DismissalPixelTests {
             }
             #expect(followed, "\(step): pointer at \(y): the bar ends at \(end ?? -1), not at the pointer")
         }
-        let path = NSTemporaryDirectory() + "kbdemo-dismissal-" + step.replacingOccurrences(of: " ", with: "-") + ".png"
+        let path = try ScratchDirectory.path(
+            "kbdemo-dismissal-" + step.replacingOccurrences(of: " ", with: "-") + ".png")
         if let last {
             try PNGEncoder.write(last, to: path)
             print("\(step): the drag at \(target) (\(fraction) of the keyboard): \(path)")

@@ -15,7 +15,7 @@ struct KWinTests {
 
     @Test(
         "selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher",
-        arguments: Stack.allCases)
+        arguments: Stack.maliit)
     func showAndHide(stack: Stack) throws {
         guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms) else { return }
         let kwin = try HeadlessKWin(stack: stack)
@@ -99,7 +99,7 @@ struct KWinTests {
 
     @Test(
         "a GTK 3 entry taking the focus brings maliit up, the focus moving away takes it down: one pair each",
-        arguments: Stack.allCases)
+        arguments: Stack.maliit)
     func entryFocus(stack: Stack) throws {
         guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms + ["python3"]) else {
             return
@@ -128,7 +128,7 @@ struct KWinTests {
 
     @Test(
         "the bus going away hides the keyboard and the watch goes on; KWin going away ends it with exit 6",
-        arguments: Stack.allCases)
+        arguments: Stack.maliit)
     func goingAway(stack: Stack) throws {
         guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms) else { return }
         let kwin = try HeadlessKWin(stack: stack)

@@ -27,7 +27,7 @@ struct LiveX11Tests {
         #expect(
             noneJSON.status == 1
                 && noneJSON.stdout
-                    == #"{"schema":1,"visible":false,"keyboards":[],"services":[{"name":"onboard","address":"org.onboard.Onboard on the session bus","status":"noBus","visible":null,"pid":null,"problem":"no session bus: DBUS_SESSION_BUS_ADDRESS is not set"}]}"#
+                    == #"{"schema":1,"visible":false,"keyboards":[],"services":[{"name":"onboard","keyboard":"onboard","address":"org.onboard.Onboard on the session bus","status":"noBus","visible":null,"pid":null,"problem":"no session bus: DBUS_SESSION_BUS_ADDRESS is not set"}]}"#
                     + "\n"
         )
 

@@ -57,7 +57,7 @@ struct LoopSliceTests {
         #expect(fields[16] == "5", "nice of the loop thread: \(fields[16])")
     }
 
-    @Test("Wayland: the slice is 0.1 ms while kbwatch watches headless sway", arguments: Stack.allCases)
+    @Test("Wayland: the slice is 0.1 ms while kbwatch watches headless sway", arguments: Stack.compositors)
     func wayland(stack: Stack) throws {
         guard try Userland.ready(stack, ["sway"]) else { return }
         let sway = try HeadlessSway(stack: stack)

@@ -154,7 +154,7 @@ struct SchemaTests {
 
     @Test(
         "a live run against wvkbd on headless sway: the events (derived frames) and the recording are valid",
-        arguments: Stack.allCases)
+        arguments: Stack.compositors)
     func liveWayland(stack: Stack) throws {
         guard try SchemaValidator.ready(), try Userland.ready(stack, ["sway", "wvkbd-mobintl"]) else { return }
         let sway = try HeadlessSway(stack: stack)

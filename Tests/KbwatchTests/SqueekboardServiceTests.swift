@@ -20,7 +20,7 @@ struct SqueekboardServiceTests {
 
     @Test(
         "up before watching: --state names it, a watcher reports its hide and its next show exactly",
-        arguments: [Setting(bar: nil), Setting(bar: .bottom)], Stack.allCases)
+        arguments: [Setting(bar: nil), Setting(bar: .bottom)], Stack.compositors)
     func upBeforeWatching(setting: Setting, stack: Stack) throws {
         guard try Programs.ready(Self.programs),
             try Userland.ready(stack, ["sway", "squeekboard"] + (setting.bar == nil ? [] : ["swaybar"]))
@@ -86,7 +86,7 @@ struct SqueekboardServiceTests {
         }
     }
 
-    @Test("squeekboard killed while visible: a hide, and kbwatch goes on", arguments: Stack.allCases)
+    @Test("squeekboard killed while visible: a hide, and kbwatch goes on", arguments: Stack.compositors)
     func keyboardKilled(stack: Stack) throws {
         guard try Programs.ready(Self.programs), try Userland.ready(stack, ["sway", "squeekboard"]) else { return }
         let world = try SqueekboardWorld(bar: nil, stack: stack)
@@ -117,7 +117,7 @@ struct SqueekboardServiceTests {
 
     @Test(
         "the bus goes away while squeekboard is visible: kbwatch goes on with what geometry says",
-        arguments: Stack.allCases)
+        arguments: Stack.compositors)
     func busGone(stack: Stack) throws {
         guard try Programs.ready(Self.programs), try Userland.ready(stack, ["sway", "squeekboard"]) else { return }
         let world = try SqueekboardWorld(bar: nil, stack: stack)

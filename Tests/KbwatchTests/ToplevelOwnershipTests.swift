@@ -11,7 +11,7 @@ struct ToplevelOwnershipTests {
 
     @Test(
         "two GTK 3 windows focused in turn: local for --app-id, a desktop file id and --pid only while the window is focused",
-        arguments: Stack.allCases)
+        arguments: Stack.compositors)
     func focusedWindowDecides(stack: Stack) throws {
         guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "wvkbd-mobintl", "python3"]) else {
             return

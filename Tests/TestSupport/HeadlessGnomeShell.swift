@@ -56,7 +56,7 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
             try setting("org.gnome.desktop.a11y.applications", "screen-keyboard-enabled", "true")
             if withExtension {
                 let installed = try kbwatch([
-                    "--install-gnome-extension", "--gnome-shell-version", stack == .debian13 ? "48" : "43",
+                    "--install-gnome-extension", "--gnome-shell-version", String(stack.gnomeShellMajor),
                 ])
                 if installed.status != 0 { throw TestFailure("installing the extension failed:\n\(installed.output)") }
             }
@@ -88,7 +88,7 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
             ["/usr/bin/env", "-i"] + environment + [
                 "DBUS_SYSTEM_BUS_ADDRESS=unix:path=\(runtime.xdg)/system-bus", "NO_AT_BRIDGE=1",
                 "gnome-shell", "--wayland", "--headless", "--virtual-monitor", "1280x800", "--unsafe-mode",
-            ] + (stack == .debian13 ? ["--no-x11"] : []), on: stack, as: user, accounts: runtime.path)
+            ] + (stack == .debian12 ? [] : ["--no-x11"]), on: stack, as: user, accounts: runtime.path)
         let shell = try ChildProcess(program, arguments, directory: runtime.path)
         self.shell = shell
         let ready = Wait.until(timeout: 60, interval: 0.05) {

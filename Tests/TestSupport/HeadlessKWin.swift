@@ -1,7 +1,9 @@
 import Foundation
 
-/// A headless KWin (`kwin_wayland --virtual`, 1280x800) with maliit-keyboard as its input method,
-/// on a session bus of its own, from Debian 12 (KWin 5.27) or the Debian 13 userland (KWin 6.3),
+/// A headless KWin (`kwin_wayland --virtual`, 1280x800) with its stack's on-screen keyboard as its
+/// input method (maliit-keyboard with KWin 5.27 on Debian 12 and KWin 6.3 on Debian 13;
+/// plasma-keyboard with KWin 6.7 on forky, set to show for any input: `mode` 2),
+/// on a session bus of its own,
 /// all run as `TestUser` (a session bus started by a user refuses
 /// other users, root included): programs that talk to it run as that user too, through `run(_:)`
 /// and `watch(_:)`. Everything ends by pid when released, maliit (which KWin starts) included.
@@ -32,17 +34,17 @@ public final class HeadlessKWin: @unchecked Sendable {
         let config = runtime.home + "/.config"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         try
-            "[Wayland]\nInputMethod=/usr/share/applications/com.github.maliit.keyboard.desktop\nVirtualKeyboardEnabled=true\n"
+            "[Wayland]\nInputMethod=/usr/share/applications/\(Self.inputMethod(on: stack))\nVirtualKeyboardEnabled=true\n"
             .write(toFile: config + "/kwinrc", atomically: true, encoding: .utf8)
         chown(config, user.uid, user.gid)
         chown(config + "/kwinrc", user.uid, user.gid)
         // kwin_wayland carries a file capability (cap_sys_resource) that some containers refuse to
         // exec; a plain copy has none. It must keep its name: KWin's platform plugin checks it.
-        // The Debian 13 userland carries such a copy of its own (scripts/debian13-userland).
+        // Each userland carries such a copy of its own (scripts/userland).
         let bin = runtime.path + "/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         let kwinProgram: String
-        if stack == .debian13 {
+        if stack.suite != nil {
             kwinProgram = "/opt/keyboard-adapter/kwin_wayland"
         } else {
             try FileManager.default.copyItem(atPath: "/usr/bin/kwin_wayland", toPath: bin + "/kwin_wayland")
@@ -90,10 +92,35 @@ public final class HeadlessKWin: @unchecked Sendable {
                 (try? self.property("available")) == true || !kwin.isRunning
             }
             if !kwin.isRunning { throw TestFailure("kwin_wayland exited early:\n\(kwin.log)") }
+            // KWin 6.7 shows its keyboard for touch and stylus input only (`mode` 1) unless told
+            // otherwise; this session has neither.
+            if usesPlasmaKeyboard { try setMode(2) }
         } catch {
             stop()
             throw error
         }
+    }
+
+    /// The desktop file of `stack`'s input method.
+    public static func inputMethod(on stack: Stack) -> String {
+        stack == .forky ? "org.kde.plasma.keyboard.desktop" : "com.github.maliit.keyboard.desktop"
+    }
+
+    /// Whether the session's keyboard is plasma-keyboard (forky), not maliit-keyboard.
+    public var usesPlasmaKeyboard: Bool { stack == .forky }
+
+    /// The program of the session's keyboard, which KWin starts.
+    public static func keyboardProgram(on stack: Stack) -> String {
+        stack == .forky ? "plasma-keyboard" : "maliit-keyboard"
+    }
+
+    /// Sets KWin 6.7's `mode` (0 never, 1 for touch and stylus input, 2 for any input).
+    public func setMode(_ mode: Int32) throws {
+        let result = try send([
+            "org.freedesktop.DBus.Properties.Set", "string:org.kde.kwin.VirtualKeyboard", "string:mode",
+            "variant:int32:\(mode)",
+        ])
+        if result.status != 0 { throw TestFailure("setting mode failed: \(result.output)") }
     }
 
     /// The variables of the session, as a client of it needs them.
@@ -110,9 +137,10 @@ public final class HeadlessKWin: @unchecked Sendable {
         return try Programs.run(program, arguments, timeout: timeout)
     }
 
-    /// Runs kbwatch (a copy the user can reach) with `arguments` as the session's user.
-    public func kbwatch(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try run([kbwatchCopy] + arguments)
+    /// Runs kbwatch (a copy the user can reach) with `arguments` as the session's user; with
+    /// `errors` its output holds its standard error too.
+    public func kbwatch(_ arguments: [String], errors: Bool = false) throws -> (status: Int32, output: String) {
+        try run((errors ? ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh"] : []) + [kbwatchCopy] + arguments)
     }
 
     /// Starts kbwatch with `arguments` as the session's user, its lines stamped as they come.

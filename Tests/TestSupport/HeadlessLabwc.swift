@@ -1,8 +1,8 @@
 import Foundation
 
-/// A headless labwc (a wlroots stacking compositor with layer shell) from the Debian 13 userland,
-/// run as `TestUser` with a runtime directory of its own; ended by its pid when released. Debian 12
-/// has no labwc.
+/// A headless labwc (a wlroots stacking compositor with layer shell) from a userland (labwc 0.8 on
+/// Debian 13, 0.20 on forky), run as `TestUser` with a runtime directory of its own; ended by its
+/// pid when released. Debian 12 has no labwc.
 public final class HeadlessLabwc: @unchecked Sendable {
     /// The scratch directories.
     public let runtime: RuntimeDirectory
@@ -11,8 +11,12 @@ public final class HeadlessLabwc: @unchecked Sendable {
     /// The absolute path of the Wayland socket.
     public let socket: String
 
-    /// Starts labwc with one headless output and waits until its Wayland socket accepts.
-    public init(timeout: Double = 15) throws {
+    /// The stack labwc comes from.
+    public let stack: Stack
+
+    /// Starts labwc of `stack` with one headless output and waits until its Wayland socket accepts.
+    public init(stack: Stack = .debian13, timeout: Double = 15) throws {
+        self.stack = stack
         let user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user, prefix: "kbadapter-labwc")
         let (program, arguments) = try Userland.command(
@@ -20,7 +24,7 @@ public final class HeadlessLabwc: @unchecked Sendable {
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
                 "WLR_BACKENDS=headless", "WLR_RENDERER=pixman", "WLR_LIBINPUT_NO_DEVICES=1", "WLR_HEADLESS_OUTPUTS=1",
                 "labwc",
-            ], on: .debian13, as: user, accounts: runtime.path)
+            ], on: stack, as: user, accounts: runtime.path)
         process = try ChildProcess(program, arguments, directory: runtime.path)
         let xdg = runtime.xdg
         let labwc = process
@@ -46,7 +50,7 @@ public final class HeadlessLabwc: @unchecked Sendable {
 
     /// Starts a client of this labwc (a keyboard such as wvkbd) in the userland.
     public func startClient(_ command: [String]) throws -> ChildProcess {
-        try Userland.startClient(command, socket: socket, runtime: runtime)
+        try Userland.startClient(command, on: stack, socket: socket, runtime: runtime)
     }
 
     /// Ends labwc by its pid, and what it started.

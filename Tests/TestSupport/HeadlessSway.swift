@@ -127,19 +127,19 @@ public final class HeadlessSway: @unchecked Sendable {
     }
 
     /// Starts a client of this sway from its stack (a keyboard such as wvkbd) with
-    /// `clientEnvironment` and `environment`: on Debian 12 as the test process; on Debian 13 as the
+    /// `clientEnvironment` and `environment`: on Debian 12 as the test process; in a userland as the
     /// test user, or as the test process's own user when `asTestUser` is false (a client of a
     /// session bus the test process runs).
     public func startClient(
         _ command: [String], environment: [String: String] = [:], asTestUser: Bool = true
     ) throws -> ChildProcess {
-        guard stack == .debian13 else {
+        guard stack.suite != nil else {
             return try ChildProcess(
                 command[0], Array(command.dropFirst()), environment: clientEnvironment.merging(environment) { $1 },
                 directory: runtime.path)
         }
         return try Userland.startClient(
-            command, socket: socket, runtime: runtime, environment: environment, asTestUser: asTestUser)
+            command, on: stack, socket: socket, runtime: runtime, environment: environment, asTestUser: asTestUser)
     }
 
     /// Starts wvkbd-mobintl hidden as a client of this sway and waits until it handles SIGUSR1

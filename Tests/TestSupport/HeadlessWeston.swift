@@ -22,15 +22,14 @@ public final class HeadlessWeston: @unchecked Sendable {
             "/usr/libexec/weston-keyboard",
         ]
         let inStack = { (path: String) in
-            stack == .debian13
-                ? FileManager.default.isExecutableFile(atPath: Userland.root + path) : Programs.find(path) != nil
+            stack.suite != nil ? Userland.isExecutable(path, on: stack) : Programs.find(path) != nil
         }
         if let keyboard = helpers.first(where: inStack) {
             ini += "\n[input-method]\npath=\(keyboard)\n"
         }
         let config = try runtime.write("weston.ini", ini)
         // Weston 10 (Debian 12) names its backend by file and its renderer by a flag; Weston 14
-        // (Debian 13) takes names.
+        // (Debian 13) and 16 (forky) take names.
         let backend =
             stack == .debian12
             ? ["--backend=headless-backend.so", "--use-pixman"] : ["--backend=headless", "--renderer=pixman"]

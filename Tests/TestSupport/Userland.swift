@@ -4,67 +4,131 @@ import Foundation
     import Testing
 #endif
 
-/// The Debian stacks a compositor test runs on: Debian 12's programs from the host, or Debian 13's
-/// from the userland `scripts/debian13-userland` builds beside it.
+/// The Debian stacks a compositor test runs on: Debian 12's programs from the host, or a newer
+/// suite's from the userland `scripts/userland` builds beside it.
 public enum Stack: String, Sendable, CaseIterable, CustomStringConvertible {
-    /// The host's own programs (KWin 5.27, sway 1.7, phoc 0.24, squeekboard 1.21).
+    /// The host's own programs (GNOME Shell 43, KWin 5.27, sway 1.7, phoc 0.24, squeekboard 1.21).
     case debian12
-    /// The Debian 13 userland's (KWin 6.3, sway 1.10, phoc 0.46, squeekboard 1.43, labwc 0.8).
+    /// Debian 13's (GNOME Shell 48, KWin 6.3 with maliit, sway 1.10, phoc 0.46, labwc 0.8).
     case debian13
+    /// forky's, Debian's testing (GNOME Shell 50, KWin 6.7 with plasma-keyboard, sway 1.12, phoc
+    /// 0.58 with Stevia, labwc 0.20).
+    case forky
+    /// sid's, Debian's unstable: only GNOME Shell 51, which no other suite has yet.
+    case sid
 
-    /// `Debian 12` or `Debian 13`.
-    public var description: String { self == .debian12 ? "Debian 12" : "Debian 13" }
+    /// The stacks whose userland carries the compositors and keyboards other than GNOME's (sway,
+    /// wvkbd, labwc, phoc, squeekboard, KWin, weston): every one but sid.
+    public static let compositors: [Stack] = [.debian12, .debian13, .forky]
+
+    /// The stacks with maliit-keyboard as KWin's input method: Debian 12 (KWin 5.27) and 13 (KWin
+    /// 6.3); forky has plasma-keyboard instead.
+    public static let maliit: [Stack] = [.debian12, .debian13]
+
+    /// The stacks with KWin 6 (and the package's KWin script): Debian 13 (KWin 6.3 with
+    /// maliit-keyboard) and forky (KWin 6.7 with plasma-keyboard).
+    public static let kwin6: [Stack] = [.debian13, .forky]
+
+    /// The stacks with labwc and with Phosh's own keyboard (phosh-osk-stub, then Stevia).
+    public static let newerWlroots: [Stack] = [.debian13, .forky]
+
+    /// The Debian suite whose userland has the stack's programs; nil for the host's own.
+    public var suite: String? {
+        switch self {
+        case .debian12: nil
+        case .debian13: "trixie"
+        case .forky: "forky"
+        case .sid: "sid"
+        }
+    }
+
+    /// GNOME Shell's major version on this stack.
+    public var gnomeShellMajor: Int {
+        switch self {
+        case .debian12: 43
+        case .debian13: 48
+        case .forky: 50
+        case .sid: 51
+        }
+    }
+
+    /// `Debian 12`, `Debian 13`, `Debian forky`, `Debian sid`.
+    public var description: String {
+        switch self {
+        case .debian12: "Debian 12"
+        case .debian13: "Debian 13"
+        case .forky: "Debian forky"
+        case .sid: "Debian sid"
+        }
+    }
 }
 
-/// Runs programs of the Debian 13 userland with bubblewrap: the userland as `/`, with `/tmp` (where
-/// every test's runtime directory lives) bound at the same path, so the host's kbwatch and test code
-/// reach the sockets of the compositors, keyboards and buses inside. bubblewrap needs no root (it
-/// uses a user namespace), so an ordinary user runs these tests too once the userland exists.
+/// Runs programs of a newer Debian suite's userland with bubblewrap: the userland as `/`, with
+/// `/tmp` (where every test's runtime directory lives) bound at the same path, so the host's
+/// kbwatch and test code reach the sockets of the compositors, keyboards and buses inside.
+/// bubblewrap needs no root (it uses a user namespace), so an ordinary user runs these tests too
+/// once the userland exists.
 public enum Userland {
-    /// The userland's root: `$KEYBOARD_ADAPTER_USERLAND/root`, by default under
-    /// `/var/cache/keyboard-adapter/trixie`.
-    public static var root: String {
-        let base = ProcessInfo.processInfo.environment["KEYBOARD_ADAPTER_USERLAND"].flatMap { $0.isEmpty ? nil : $0 }
-        return (base ?? "/var/cache/keyboard-adapter/trixie") + "/root"
+    /// Where the userlands are: `$KEYBOARD_ADAPTER_USERLANDS`, by default `/var/cache/keyboard-adapter`
+    /// (as `scripts/userland` builds them).
+    public static var base: String {
+        ProcessInfo.processInfo.environment["KEYBOARD_ADAPTER_USERLANDS"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "/var/cache/keyboard-adapter"
     }
 
-    /// True when the userland is there and is Debian 13.
-    public static var exists: Bool {
-        let release = (try? String(contentsOfFile: root + "/etc/os-release", encoding: .utf8)) ?? ""
-        return release.contains("VERSION_ID=\"13\"") && FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap")
+    /// The root of `stack`'s userland (`BASE/SUITE/root`); `/` for Debian 12, the host's own.
+    public static func root(_ stack: Stack) -> String {
+        stack.suite.map { base + "/" + $0 + "/root" } ?? "/"
     }
 
-    /// Whether a test of `stack` that needs `programs` (names inside the userland for Debian 13, on
-    /// the host for Debian 12) can run. Without them it prints why and returns false; under CI that
-    /// is a failure, never a skip.
+    /// True when `stack`'s userland is there and is that suite, by its `VERSION_CODENAME` (forky
+    /// and sid have no `VERSION_ID`), and bubblewrap can run it.
+    public static func exists(_ stack: Stack) -> Bool {
+        guard let suite = stack.suite else { return true }
+        let release = (try? String(contentsOfFile: root(stack) + "/etc/os-release", encoding: .utf8)) ?? ""
+        let codename = release.split(separator: "\n").contains { $0 == "VERSION_CODENAME=\(suite)" }
+        return codename && FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap")
+    }
+
+    /// Whether `path`, a program's path inside `stack`'s userland, is an executable there.
+    public static func isExecutable(_ path: String, on stack: Stack) -> Bool {
+        guard stack.suite != nil else { return FileManager.default.isExecutableFile(atPath: path) }
+        return FileManager.default.isExecutableFile(atPath: root(stack) + path)
+    }
+
+    /// Whether a test of `stack` that needs `programs` (names inside the userland, or on the host
+    /// for Debian 12) can run. Without them the running test is skipped with the reason (Swift
+    /// Testing reports it skipped, never passed: see `Programs.skip`); under CI that is a failure.
     public static func ready(_ stack: Stack, _ programs: [String]) throws -> Bool {
-        guard stack == .debian13 else { return try Programs.ready(programs + ["setpriv"]) }
+        guard let suite = stack.suite else { return try Programs.ready(programs + ["setpriv"]) }
         var missing: [String] = []
-        if !exists { missing.append("the Debian 13 userland (run scripts/debian13-userland; root needed once)") }
-        for program in programs where exists {
+        let present = exists(stack)
+        if !present {
+            missing.append("the \(stack) userland (run scripts/userland \(suite); root needed once)")
+        }
+        for program in programs where present {
             let found = ["/usr/bin/", "/usr/sbin/", "/opt/keyboard-adapter/"].contains {
-                FileManager.default.isExecutableFile(atPath: root + $0 + program)
+                isExecutable($0 + program, on: stack)
             }
-            if !found { missing.append("\(program) in the Debian 13 userland") }
+            if !found { missing.append("\(program) in the \(stack) userland") }
         }
         guard !missing.isEmpty else { return true }
-        let reason = "missing " + missing.joined(separator: ", ")
-        if ProcessInfo.processInfo.environment["CI"] == "true" { throw TestFailure(reason) }
-        print("skipped: \(reason)")
+        try Programs.skip("missing " + missing.joined(separator: ", "))
         return false
     }
 
     /// The program and arguments that run `command` on `stack` as `user`: as they are on Debian 12
-    /// (through `TestUser`), inside the userland on Debian 13. `passwd` names the directory where
+    /// (through `TestUser`), inside the stack's userland otherwise. `passwd` names the directory where
     /// the user's passwd and group lines are written (dbus-daemon refuses an unknown uid).
     public static func command(
         _ command: [String], on stack: Stack, as user: (uid: uid_t, gid: gid_t), accounts directory: String
     ) throws -> (String, [String]) {
-        guard stack == .debian13 else { return TestUser.command(command, as: user) }
-        let (passwd, group) = try writeAccounts(for: user, in: directory)
+        guard stack.suite != nil else { return TestUser.command(command, as: user) }
+        let userlandRoot = root(stack)
+        let (passwd, group) = try writeAccounts(for: user, in: directory, root: userlandRoot)
         let wrapped =
             [
-                "bwrap", "--bind", root, "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys",
+                "bwrap", "--bind", userlandRoot, "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/sys", "/sys",
                 "--bind", "/tmp", "/tmp",
                 // The host's /tmp/.X11-unix belongs to an unmapped root inside, which wlroots'
                 // Xwayland refuses (labwc then exits): the sandbox has its own.
@@ -75,12 +139,12 @@ public enum Userland {
         return TestUser.command(wrapped, as: user)
     }
 
-    /// Starts `command`, a Wayland client of the compositor at `socket`, in the userland, with only
+    /// Starts `command`, a Wayland client of the compositor at `socket`, in `stack`'s userland, with only
     /// the variables a client needs and `environment`: as the test user, or as the test process's
     /// own user when `asTestUser` is false (a client of a session bus the test process runs).
     public static func startClient(
-        _ command: [String], socket: String, runtime: RuntimeDirectory, environment: [String: String] = [:],
-        asTestUser: Bool = true
+        _ command: [String], on stack: Stack, socket: String, runtime: RuntimeDirectory,
+        environment: [String: String] = [:], asTestUser: Bool = true
     ) throws -> ChildProcess {
         let user = asTestUser ? try TestUser.ensure() : (getuid(), getgid())
         let variables = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
@@ -88,12 +152,12 @@ public enum Userland {
             [
                 "/usr/bin/env", "-i", "PATH=/usr/bin:/bin", "HOME=\(runtime.home)", "XDG_RUNTIME_DIR=\(runtime.xdg)",
                 "WAYLAND_DISPLAY=\(socket)",
-            ] + variables + command, on: .debian13, as: user, accounts: runtime.path)
+            ] + variables + command, on: stack, as: user, accounts: runtime.path)
         return try ChildProcess(program, arguments, directory: runtime.path)
     }
 
-    /// The userland's passwd and group with `user` added, written into `directory`.
-    private static func writeAccounts(for user: (uid: uid_t, gid: gid_t), in directory: String) throws
+    /// The passwd and group of the userland at `root` with `user` added, written into `directory`.
+    private static func writeAccounts(for user: (uid: uid_t, gid: gid_t), in directory: String, root: String) throws
         -> (String, String)
     {
         let passwd = (try? String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)) ?? ""

@@ -20,7 +20,7 @@ extension WaylandIntegration {
 
         @Test(
             "a dock at the top, left or right is reported at that edge with its exact frame",
-            arguments: [Edge.top, .left, .right], Stack.allCases)
+            arguments: [Edge.top, .left, .right], Stack.compositors)
         func edge(edge: Edge, stack: Stack) throws {
             guard try Userland.ready(stack, ["sway"]) else { return }
             let (thickness, frame) = try #require(Self.docks[edge])

@@ -10,7 +10,7 @@ extension WaylandIntegration {
     struct FailureTests {
         @Test(
             "Weston headless: unavailable, naming zwlr_layer_shell_v1; start throws; nothing crashes",
-            arguments: Stack.allCases)
+            arguments: Stack.compositors)
         func westonUnavailable(stack: Stack) throws {
             guard try Userland.ready(stack, ["weston"]) else { return }
             let weston = try HeadlessWeston(stack: stack)
@@ -45,7 +45,7 @@ extension WaylandIntegration {
 
         @Test(
             "compositor killed while a keyboard is visible: the keyboard hides, then the failure",
-            arguments: Stack.allCases)
+            arguments: Stack.compositors)
         func compositorKilled(stack: Stack) throws {
             guard try Userland.ready(stack, ["sway", "wvkbd-mobintl"]) else { return }
             let sway = try HeadlessSway(stack: stack)

@@ -5,14 +5,14 @@ import Testing
 import WaylandAdapter
 
 extension WaylandIntegration {
-    /// labwc, a second wlroots compositor with layer shell (Debian 13 only: Debian 12 has none), with
-    /// wvkbd: the same exact strips as on sway.
-    @Suite("wvkbd on headless labwc (Debian 13)")
+    /// labwc, a second wlroots compositor with layer shell (0.8 on Debian 13, 0.20 on forky; Debian
+    /// 12 has none), with wvkbd: the same exact strips as on sway.
+    @Suite("wvkbd on headless labwc")
     struct LabwcTests {
-        @Test("show, hide, show with exact frames on labwc's headless output")
-        func showHideShow() throws {
-            guard try Userland.ready(.debian13, ["labwc", "wvkbd-mobintl"]) else { return }
-            let labwc = try HeadlessLabwc()
+        @Test("show, hide, show with exact frames on labwc's headless output", arguments: Stack.newerWlroots)
+        func showHideShow(stack: Stack) throws {
+            guard try Userland.ready(stack, ["labwc", "wvkbd-mobintl"]) else { return }
+            let labwc = try HeadlessLabwc(stack: stack)
             defer { labwc.stop() }
             let sink = TrackingSink(backendName: "wayland")
             let backend = WaylandBackend(display: labwc.socket)

@@ -19,7 +19,7 @@ extension WaylandIntegration {
 
         @Test(
             "the entry's focus shows squeekboard: its strip, named squeekboard, local for the entry's app id only",
-            arguments: Stack.allCases)
+            arguments: Stack.compositors)
         func entryFocus(stack: Stack) throws {
             guard try Programs.ready(["dbus-daemon", "gsettings"]),
                 try Userland.ready(stack, ["sway", "phoc", "squeekboard", "wvkbd-mobintl", "python3"])

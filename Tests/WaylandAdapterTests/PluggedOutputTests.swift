@@ -10,7 +10,7 @@ extension WaylandIntegration {
     struct PluggedOutputTests {
         @Test(
             "five outputs plugged with swaybar configured while three watchers run: no keyboard reported",
-            arguments: Stack.allCases)
+            arguments: Stack.compositors)
         func pluggedOutputs(stack: Stack) throws {
             guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "swaybar"]) else { return }
             let sway = try HeadlessSway(bar: .top, stack: stack)

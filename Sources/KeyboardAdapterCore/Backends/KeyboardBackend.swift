@@ -135,6 +135,10 @@ public protocol KeyboardObserving: AnyObject, Sendable {
     /// to show and hide (none by default). The backend starts them on its loop and stops them
     /// with itself.
     var services: [any KeyboardService] { get }
+    /// The space reserved along output edges now, as measured (none by default: only backends
+    /// that see reserved space have any). The manager leaves out what its visible keyboards fill.
+    /// Any thread.
+    var reservedStrips: [ReservedStrip] { get }
 }
 
 /// What a backend controls: hiding a keyboard the display server's own way. Show and hide through
@@ -165,6 +169,8 @@ extension KeyboardObserving {
     public func setAppIdentity(_ identity: AppIdentity) {}
     /// No keyboard services by default.
     public var services: [any KeyboardService] { [] }
+    /// No reserved space seen by default.
+    public var reservedStrips: [ReservedStrip] { [] }
 }
 
 extension KeyboardHiding where Self: KeyboardObserving {

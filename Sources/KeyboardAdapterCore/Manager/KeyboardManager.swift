@@ -248,6 +248,18 @@ public final class KeyboardManager: Sendable {
     /// keyboard runs, its own word on whether it is visible, its pid. Known once started.
     public var keyboardServices: [KeyboardServiceReport] { backend.services.map(KeyboardServiceReport.init) }
 
+    /// Space reserved along output edges that no visible keyboard fills (Wayland: a keyboard docked
+    /// before watching started with no service to say so, or a panel; nothing tells which). Empty
+    /// where the backend sees no reserved space. Any thread.
+    public var reservedStrips: [ReservedStrip] {
+        let keyboards = visibleKeyboards.filter(\.hasKnownFrame).map { ($0.output?.name, $0.frame) }
+        return backend.reservedStrips.filter { strip in
+            !keyboards.contains { name, frame in
+                (name == nil || name == strip.output.name) && frame.intersection(strip.frame) != nil
+            }
+        }
+    }
+
     /// Whether keyboards can be asked to show (``showKeyboard()``) right now, and if not why.
     public var showSupport: Result<Void, KeyboardControlError> {
         guard backend.capabilities.contains(.showsKeyboards) else {

@@ -75,7 +75,7 @@ public protocol KeyboardService: AnyObject, Sendable {
     var name: String { get }
     /// The name geometry gives the keyboards this service speaks for (an X11 rule's name, such
     /// as `onboard`), which joins the two. It may follow the program that serves the service
-    /// (phosh-osk-stub serving squeekboard's); any thread.
+    /// (phosh-osk-stub or Stevia serving squeekboard's); any thread.
     var keyboardName: String { get }
     /// Where the service lives, for people: `org.onboard.Onboard on the session bus`.
     var address: String { get }
@@ -99,9 +99,15 @@ public protocol KeyboardService: AnyObject, Sendable {
     /// `kbwatch --doctor` and before a backend starts); never starts the keyboard. Blocks for a
     /// few milliseconds, at most about a second when the bus does not answer.
     func probe() -> KeyboardServiceState
+    /// Lines for `kbwatch --doctor` about the keyboard's own settings that decide whether it can be
+    /// shown (KWin's `mode`), asked now like ``probe()``; empty by default.
+    func diagnosis() -> [String]
 }
 
 extension KeyboardService {
+    /// Nothing to add by default.
+    public func diagnosis() -> [String] { [] }
+
     /// No fixed edge by default.
     public var dockedEdge: Edge? { nil }
 }
@@ -114,16 +120,20 @@ public struct KeyboardServiceReport: Sendable, Hashable {
     public var address: String
     /// What it says.
     public var state: KeyboardServiceState
+    /// The name its keyboards bear (``KeyboardService/keyboardName``): on squeekboard's interface
+    /// the program that serves it, such as `phosh-osk-stevia`; nil when not known.
+    public var keyboard: String?
 
     /// Creates a report.
-    public init(name: String, address: String, state: KeyboardServiceState) {
+    public init(name: String, address: String, state: KeyboardServiceState, keyboard: String? = nil) {
         self.name = name
         self.address = address
         self.state = state
+        self.keyboard = keyboard
     }
 
     /// What `service` says now.
     public init(_ service: any KeyboardService) {
-        self.init(name: service.name, address: service.address, state: service.state)
+        self.init(name: service.name, address: service.address, state: service.state, keyboard: service.keyboardName)
     }
 }

@@ -44,6 +44,26 @@ struct GnomeTests {
 
         """
 
+    /// A GTK 4 window that is one entry, named by its first argument (its Wayland app id).
+    static let gtk4EntryScript = """
+        import sys
+        import gi
+        gi.require_version("Gtk", "4.0")
+        from gi.repository import Gtk, GLib
+
+        GLib.set_prgname(sys.argv[1])
+        window = Gtk.Window(title=sys.argv[1])
+        window.set_default_size(480, 160)
+        entry = Gtk.Entry()
+        entry.set_vexpand(True)
+        window.set_child(entry)
+        loop = GLib.MainLoop()
+        window.connect("close-request", lambda *arguments: loop.quit())
+        window.present()
+        loop.run()
+
+        """
+
     /// The shell, its keyboard warmed up, an entry app and another app.
     struct Session {
         let gnome: HeadlessGnomeShell
@@ -196,6 +216,44 @@ struct GnomeTests {
         #expect(
             events == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: rounds).flatMap { $0 })
         #expect(local.isRunning && other.isRunning && byAppID.isRunning)
+    }
+
+    /// GTK 4.8 (Debian 12) never asks for the keyboard, on a click or a tap; 4.18 (48) asks on a
+    /// click, 4.24 (50, 51) only on a tap.
+    @Test(
+        "a tap in a GTK 4 entry opens it, the focus leaving closes it: local for that app only",
+        arguments: [Stack.debian13, .forky, .sid])
+    func gtk4Entry(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let session = try Session(stack: stack)
+        defer { session.gnome.stop() }
+        let gnome = session.gnome
+        let app = try gnome.launchGTK(Self.gtk4EntryScript, name: "entry4.py", arguments: ["kbentry4"])
+        let pid = try gnome.windowPID(of: app)
+        let local = try gnome.watch(["--json", "--pid", String(pid)])
+        defer { local.stop() }
+        let byAppID = try gnome.watch(["--json", "--app-id", "kbentry4"])
+        defer { byAppID.stop() }
+        let other = try gnome.watch(["--json", "--app-id", "kbentry"])
+        defer { other.stop() }
+        Thread.sleep(forTimeInterval: 0.5)
+        var index = 0
+        for round in 0..<2 {
+            if stack == .debian13 { try gnome.click(app) } else { try gnome.tap(app) }
+            let opened = Wait.until(timeout: 10, interval: 0.05) { gnome.keyboardVisible == true }
+            if !opened {
+                let focus = try? gnome.eval(
+                    "String(global.display.focus_window?.title) + ' ' + JSON.stringify(global.display.focus_window?.get_frame_rect())")
+                throw TestFailure("round \(round): the keyboard did not open for the GTK 4 entry; focus: \(focus ?? "?")")
+            }
+            let shown = try local.next("didShow", after: index)
+            #expect(shown.values["local"] as? Bool == true, "round \(round): \(shown.values)")
+            #expect(try byAppID.next("didShow", after: index).values["local"] as? Bool == true, "round \(round)")
+            #expect(try other.next("didShow", after: index).values["local"] as? Bool == false, "round \(round)")
+            #expect(shown.rect("endFrame").map { "\($0)" } == (try gnome.keyboardExtents()), "round \(round)")
+            try session.close()
+            index = try local.next("didHide", after: shown.index).index
+        }
     }
 
     @Test(

@@ -425,6 +425,48 @@ struct GnomeTests {
             ))
     }
 
+    /// What an earlier kbwatch left on a machine that has since moved to a newer GNOME: metadata that
+    /// names GNOME Shell up to 49 only, which the shell rejects as out of date (version validation
+    /// on, as GNOME ships it). kbwatch says so and what fixes it; the fix works at the next login.
+    @Test(
+        "an extension whose metadata omits this GNOME Shell: rejected, kbwatch says so and how to fix it; a newer shell is told apart",
+        arguments: [Stack.forky, .sid])
+    func rejectedAsOutOfDate(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let gnome = try HeadlessGnomeShell(stack: stack, withExtension: true, animations: false)
+        defer { gnome.stop() }
+        let folder = gnome.runtime.home + "/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org"
+        let metadata = try String(contentsOfFile: folder + "/metadata.json", encoding: .utf8)
+        let old = metadata.replacingOccurrences(of: #", "50", "51""#, with: "")
+        #expect(old != metadata, "\(metadata)")
+        try old.write(toFile: folder + "/metadata.json", atomically: true, encoding: .utf8)
+        gnome.stopShell()
+        try gnome.start(animations: false)
+
+        let listed = try gnome.kbwatch(["--backend", "gnome", "--state"])
+        #expect(listed.status == 4, "\(listed.output)")
+        #expect(
+            listed.output.contains("rejected the installed KeyboardAdapter extension as out of date")
+                && listed.output.contains("run `kbwatch --install-gnome-extension`, then log out and in again"),
+            "\(listed.output)")
+        let doctor = try gnome.kbwatch(["--doctor"])
+        #expect(doctor.output.contains("rejected the installed KeyboardAdapter extension"), "\(doctor.output)")
+
+        let installed = try gnome.kbwatch(["--install-gnome-extension"])
+        #expect(installed.status == 0 && !installed.output.contains("newer"), "\(installed.output)")
+        gnome.stopShell()
+        try gnome.start(animations: false)
+        let available = try gnome.kbwatch(["--list-backends"])
+        #expect(available.output.contains("gnome: available"), "\(available.output)")
+
+        // A GNOME Shell newer than this release knows: installing says so and names the setting.
+        let newer = try gnome.kbwatch(["--install-gnome-extension", "--gnome-shell-version", "52.0"])
+        #expect(newer.status == 0, "\(newer.output)")
+        #expect(
+            newer.output.contains("newer than the GNOME Shells this extension is made for (up to 51)")
+                && newer.output.contains("disable-extension-version-validation true"), "\(newer.output)")
+    }
+
     /// Waits until the shell's keyboard has stopped moving and the last frame `watcher` reported
     /// after line `index` (in a did event) is the actor's: kbwatch ends where the keyboard is, also
     /// when the shell stalled in the middle of a slide for longer than kbwatch waits for a step.

@@ -275,8 +275,7 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
                 const Clutter = imports.gi.Clutter, GLib = imports.gi.GLib;
                 \(Self.pointer);
                 const pointer = global._kbadapterPointer;
-                const r = \(window).get_frame_rect();
-                const x = r.x + r.width / 2, y = r.y + r.height * \(fraction);
+                \(Self.entryPoint(window, fraction))
                 pointer.notify_absolute_motion(GLib.get_monotonic_time(), x - 1, y);
                 pointer.notify_absolute_motion(GLib.get_monotonic_time(), x, y);
                 pointer.notify_button(GLib.get_monotonic_time(), Clutter.BUTTON_PRIMARY, Clutter.ButtonState.PRESSED);
@@ -301,8 +300,7 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
             (() => {
                 const GLib = imports.gi.GLib;
                 \(Self.touchscreen);
-                const r = \(window).get_frame_rect();
-                const x = r.x + r.width / 2, y = r.y + r.height * \(fraction);
+                \(Self.entryPoint(window, fraction))
                 global._kbadapterTouch.notify_touch_down(GLib.get_monotonic_time(), 0, x, y);
                 return `${x},${y}`;
             })()
@@ -318,6 +316,11 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
         if Wait.until(timeout: 1.2, interval: 0.05, { self.keyboardVisible == true }) { return }
         Thread.sleep(forTimeInterval: 0.5)  // beyond GTK's double-tap time
         try once()
+    }
+
+    /// JavaScript declaring `x` and `y`: the middle of `window`'s width, `fraction` of its height down.
+    static func entryPoint(_ window: String, _ fraction: Double) -> String {
+        "const r = \(window).get_frame_rect(); const x = r.x + r.width / 2, y = r.y + r.height * \(fraction);"
     }
 
     /// Activates the window of `app` and waits until it has the focus (a window mapped while

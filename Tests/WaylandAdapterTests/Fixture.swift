@@ -121,6 +121,23 @@ enum Fixture {
         try sway.startWvkbd(arguments: arguments)
     }
 
+    /// A headless sway of `stack` with wvkbd shown and its zone settled: the compositor, the
+    /// keyboard, its height (wvkbd 0.12 reserves 240 px, 0.15 250 px; a first show of 0.15 may pass
+    /// through 120 px: the settled zone is waited for) and the workspace area left.
+    static func dockedWvkbd(_ stack: Stack) throws -> (HeadlessSway, ChildProcess, Int, Rect) {
+        let sway = try HeadlessSway(stack: stack)
+        do {
+            let keyboard = try wvkbd(sway)
+            let height = stack == .debian12 ? 240 : 250
+            keyboard.signal(SIGUSR2)
+            let docked = try waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 800 - height }
+            return (sway, keyboard, height, docked)
+        } catch {
+            sway.stop()
+            throw error
+        }
+    }
+
     /// Starts wvkbd-mobintl hidden on `labwc`, as on sway.
     static func wvkbd(_ labwc: HeadlessLabwc) throws -> ChildProcess {
         try HeadlessSway.waitForSignals(try labwc.startClient(["wvkbd-mobintl", "--hidden"]))

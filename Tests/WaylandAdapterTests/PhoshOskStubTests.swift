@@ -67,6 +67,10 @@ extension WaylandIntegration {
             let keyboard = try Self.onlyKeyboard(shown.stdout)
             #expect(keyboard.name == name, "\(shown.stdout)")
             #expect(keyboard.pid == Int(stub.pid) && keyboard.frame == Self.strip, "\(shown.stdout)")
+            // The services entry and --doctor name the program serving sm.puri.OSK0 too.
+            #expect(shown.stdout.contains(#""name":"squeekboard","keyboard":"\#(name)""#), "\(shown.stdout)")
+            let doctor = try Kbwatch.run(["--doctor"], environment: kbwatch)
+            #expect(doctor.stdout.contains("pid \(stub.pid), served by \(name)"), "\(doctor.stdout)")
             try setVisible(false)
             try sink.waitForUpdates(4, "\(name) hidden")
             let hidden = try Kbwatch.run(["--state", "--json"], environment: kbwatch)

@@ -15,13 +15,9 @@ extension WaylandIntegration {
             arguments: Stack.compositors)
         func onSway(stack: Stack) throws {
             guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "wvkbd-mobintl"]) else { return }
-            let sway = try HeadlessSway(stack: stack)
+            let (sway, keyboard, height, _) = try Fixture.dockedWvkbd(stack)
             defer { sway.stop() }
-            let keyboard = try Fixture.wvkbd(sway)
             defer { keyboard.stop() }
-            let height = stack == .debian12 ? 240 : 250
-            keyboard.signal(SIGUSR2)
-            _ = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 800 - height }
             try Self.expectReserved(
                 sway.clientEnvironment, output: "HEADLESS-1",
                 strip: Rect(x: 0, y: 800 - height, width: 1280, height: height))

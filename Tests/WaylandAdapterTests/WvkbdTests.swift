@@ -43,15 +43,9 @@ extension WaylandIntegration.WvkbdTests {
         "a keyboard already docked when watching starts is baseline until it first hides", arguments: Stack.compositors)
     func visibleAtStart(stack: Stack) throws {
         guard try Programs.ready(["swaymsg"]), try Userland.ready(stack, ["sway", "wvkbd-mobintl"]) else { return }
-        let sway = try HeadlessSway(stack: stack)
+        let (sway, keyboard, height, docked) = try Fixture.dockedWvkbd(stack)
         defer { sway.stop() }
-        let keyboard = try Fixture.wvkbd(sway)
         defer { keyboard.stop() }
-        // wvkbd 0.12 reserves 240 px, 0.15 250 px (a first show of 0.15 may pass through 120 px:
-        // the settled zone is waited for).
-        let height = stack == .debian12 ? 240 : 250
-        keyboard.signal(SIGUSR2)
-        let docked = try Fixture.waitForWorkspaceArea(sway, "wvkbd's exclusive zone") { $0.height == 800 - height }
 
         let (backend, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: docked)
         defer { watching.stop() }

@@ -221,7 +221,7 @@ struct GnomeTests {
     /// GTK 4.8 (Debian 12) never asks for the keyboard, on a click or a tap; 4.18 (48) asks on a
     /// click, 4.24 (50, 51) only on a tap.
     @Test(
-        "a tap in a GTK 4 entry opens it, the focus leaving closes it: local for that app only",
+        "a tap in a GTK 4 entry (a click on 48) opens it, the focus leaving closes it: local for that app only",
         arguments: [Stack.debian13, .forky, .sid])
     func gtk4Entry(stack: Stack) throws {
         guard try Self.ready(stack) else { return }
@@ -243,8 +243,10 @@ struct GnomeTests {
             let opened = Wait.until(timeout: 10, interval: 0.05) { gnome.keyboardVisible == true }
             if !opened {
                 let focus = try? gnome.eval(
-                    "String(global.display.focus_window?.title) + ' ' + JSON.stringify(global.display.focus_window?.get_frame_rect())")
-                throw TestFailure("round \(round): the keyboard did not open for the GTK 4 entry; focus: \(focus ?? "?")")
+                    "String(global.display.focus_window?.title) + ' ' + JSON.stringify(global.display.focus_window?.get_frame_rect())"
+                )
+                throw TestFailure(
+                    "round \(round): the keyboard did not open for the GTK 4 entry; focus: \(focus ?? "?")")
             }
             let shown = try local.next("didShow", after: index)
             #expect(shown.values["local"] as? Bool == true, "round \(round): \(shown.values)")

@@ -19,7 +19,11 @@ final class GnomeShellWatch: @unchecked Sendable {
     private var matches: [BusSlot] = []
     private let pending = PendingCalls()
     /// The shell's unique name while it runs.
-    private var owner: String?
+    private let ownership = NameOwnership()
+    private var owner: String? {
+        get { ownership.owner }
+        set { ownership.owner = newValue }
+    }
     private var shellVersion: String?
     private let changed: (KeyboardServiceState) -> Void
     private(set) var current = KeyboardServiceState(status: .unknown)
@@ -34,13 +38,15 @@ final class GnomeShellWatch: @unchecked Sendable {
         matches.append(
             try connection.addMatch(
                 "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(GnomeShellProbe.shellName)'"
+                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(GnomeShellProbe.shellName)'",
+                from: .bus
             ) { [unowned self] in self.ownerChanged($0) })
         matches.append(
             try connection.addMatch(
                 // No sender in the rule: the shell's connection changes when it restarts, and
                 // `signal` takes only what the name's current owner sends.
-                "type='signal',path='\(GnomeShellProbe.objectPath)',interface='\(GnomeShellProbe.interface)'"
+                "type='signal',path='\(GnomeShellProbe.objectPath)',interface='\(GnomeShellProbe.interface)'",
+                from: ownership.origin
             ) { [unowned self] in self.signal($0) })
         let probe = GnomeShellProbe.run(on: connection, timeout: Self.startTimeout)
         if case .noBus(let reason) = probe.finding { throw BusFailure(code: ECONNREFUSED, message: reason) }
@@ -88,7 +94,7 @@ final class GnomeShellWatch: @unchecked Sendable {
 
     private func signal(_ message: BusMessage) {
         // Only the connection that owns org.gnome.Shell speaks for the shell.
-        guard let owner, message.sender == owner, let member = message.member.name else { return }
+        guard let member = message.member.name else { return }
         switch member {
         case "VisibilityChanged":
             // It says everything there is to say: believed also before a state was read.

@@ -51,6 +51,14 @@ enum ServiceProbe {
         return state
     }
 
+    /// The unique name that owns `busName` now, nil when nobody does or the bus does not say.
+    static func owner(of busName: String, on connection: BusConnection, timeout: Double) -> String? {
+        guard let reply = try? connection.call(.busDriver("GetNameOwner", [.string(busName)]), timeout: timeout),
+            reply.error == nil, reply.hasSignature("s"), let owner = try? reply.readString(), owner.hasPrefix(":")
+        else { return nil }
+        return owner
+    }
+
     /// Why the session bus cannot be used, for people.
     static func noBusReason(_ error: BusFailure) -> String {
         if error.name == nil, let message = error.message { return "no session bus: \(message)" }

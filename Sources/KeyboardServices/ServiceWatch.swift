@@ -18,6 +18,8 @@ final class ServiceWatch: @unchecked Sendable {
     private let changed: (KeyboardServiceState) -> Void
     private var matches: [BusSlot] = []
     private let pending = PendingCalls()
+    /// Who owns the keyboard's bus name now: only its signals are believed.
+    private let ownership = NameOwnership()
     /// When to read the property again after an argument-less change signal, until it changes:
     /// KWin 6 signals a show before its `visible` turns true, and sends no second signal.
     private var rereads: [Double] = [] {
@@ -43,20 +45,21 @@ final class ServiceWatch: @unchecked Sendable {
         self.interface = interface
         self.changed = changed
         // Subscribed before asking, so that no change between the answer and the first signal is lost.
-        let owner = try connection.addMatch(interface.ownerRule) { [unowned self] in self.ownerChanged($0) }
-        let properties = try connection.addMatch(interface.propertiesRule) { [unowned self] in
-            self.propertiesChanged($0)
+        let owner = try connection.addMatch(interface.ownerRule, from: .bus) { [unowned self] in self.ownerChanged($0) }
+        let properties = try connection.addMatch(interface.propertiesRule, from: ownership.origin) {
+            [unowned self] in self.propertiesChanged($0)
         }
         matches = [owner, properties]
         if let rule = interface.changeRule {
             // A change signal carries no value: the property is read again.
             matches.append(
-                try connection.addMatch(rule) { [unowned self] _ in
+                try connection.addMatch(rule, from: ownership.origin) { [unowned self] _ in
                     self.refreshVisible()
                     let now = MonotonicClock.now()
                     self.rereads = Self.rereadOffsets.map { now + $0 }
                 })
         }
+        ownership.owner = ServiceProbe.owner(of: interface.busName, on: connection, timeout: Self.startTimeout)
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
         if interface.loadsKWinCompanion, current.isRunning { startCompanion(environment: environment) }
@@ -154,6 +157,7 @@ final class ServiceWatch: @unchecked Sendable {
         guard message.hasSignature("sss"), (try? message.readString()) == interface.busName,
             (try? message.readString()) != nil, let newOwner = try? message.readString()
         else { return }
+        ownership.owner = newOwner.isEmpty ? nil : newOwner
         if newOwner.isEmpty {
             // A killed keyboard says nothing else: its name losing its owner is its hide.
             update(KeyboardServiceState(status: .notRunning))

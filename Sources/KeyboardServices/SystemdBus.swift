@@ -224,9 +224,13 @@ package final class BusConnection {
     /// Answers `call` with an empty method return.
     package func replyEmpty(to call: BusMessage) { _ = ka_bus_reply_empty(bus, call.pointer) }
 
-    /// Adds a match rule; `handler` gets every matching message from `process()` while the slot lives.
-    package func addMatch(_ rule: String, handler: @escaping (BusMessage) -> Void) throws(BusFailure) -> BusSlot {
-        let box = BusHandler(handler)
+    /// Adds a match rule; `handler` gets every matching message that comes from `origin` (see
+    /// ``SignalOrigin``: the rule alone checks nothing of a signal addressed to this connection),
+    /// from `process()`, while the slot lives.
+    package func addMatch(_ rule: String, from origin: SignalOrigin, handler: @escaping (BusMessage) -> Void)
+        throws(BusFailure) -> BusSlot
+    {
+        let box = BusHandler { message in if origin.sent(message) { handler(message) } }
         var slot: OpaquePointer?
         let status = sd_bus_add_match(bus, &slot, rule, busTrampoline, Unmanaged.passUnretained(box).toOpaque())
         guard status >= 0, let slot else { throw BusFailure(code: -status) }

@@ -62,7 +62,7 @@ public final class SessionServiceClient: Sendable {
     /// The service's state as `kbwatch --state --json` prints it, `local` judged for `options`.
     public func state(options: Options) throws(Failure) -> String {
         let connection = try connect()
-        try subscribe(connection, options)
+        _ = try subscribe(connection, options)
         let reply = try call(connection, "GetState")
         guard reply.hasSignature("s"), let text = try? reply.readString(limit: 1 << 20) else {
             throw Failure(name: nil, description: "the service's state has the wrong type")
@@ -130,9 +130,11 @@ public final class SessionServiceClient: Sendable {
             "type='signal',sender='\(SessionServiceNames.busName)',path='\(SessionServiceNames.objectPath)',"
             + "interface='\(SessionServiceNames.interfaceName)'"
         do throws(BusFailure) {
+            // Only the service's own connection speaks for it (anyone can address a signal to this
+            // one): its owner comes from the Subscribe reply, then from the bus.
             for member in ["SubscriberEvent", "SubscriberProgress"] {
                 state.slots.append(
-                    try connection.addMatch(base + ",member='\(member)'") { message in
+                    try connection.addMatch(base + ",member='\(member)'", from: state.service.origin) { message in
                         guard message.hasSignature("s"), let line = try? message.readString(limit: 64 * 1024) else {
                             return
                         }
@@ -142,17 +144,18 @@ public final class SessionServiceClient: Sendable {
             state.slots.append(
                 try connection.addMatch(
                     "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',"
-                        + "arg0='\(SessionServiceNames.busName)'"
-                ) { message in
+                        + "arg0='\(SessionServiceNames.busName)'", from: .bus
+                ) { [service = state.service] message in
                     guard message.hasSignature("sss"), (try? message.readString()) != nil,
-                        (try? message.readString()) != nil, let owner = try? message.readString(), owner.isEmpty
+                        (try? message.readString()) != nil, let owner = try? message.readString()
                     else { return }
-                    end("the session service went away")
+                    service.owner = owner.isEmpty ? nil : owner
+                    if owner.isEmpty { end("the session service went away") }
                 })
         } catch {
             throw Failure(name: nil, description: error.description)
         }
-        try subscribe(connection, options)
+        state.service.owner = try subscribe(connection, options)
         state.pump.onBroken = { reason in end(reason) }
         return state
     }
@@ -182,12 +185,13 @@ public final class SessionServiceClient: Sendable {
         }
     }
 
-    private func subscribe(_ connection: BusConnection, _ options: Options) throws(Failure) {
+    /// Subscribes; returns the unique name of the service's connection, which answered.
+    private func subscribe(_ connection: BusConnection, _ options: Options) throws(Failure) -> String? {
         var entries: [(String, BusValue)] = [("progress", .bool(options.progress)), ("caller", .bool(options.caller))]
         if !options.appIDs.isEmpty { entries.append(("app_ids", .strings(options.appIDs))) }
         if !options.processIDs.isEmpty { entries.append(("pids", .uint32s(options.processIDs.map { UInt32($0) }))) }
         if !options.windowIDs.isEmpty { entries.append(("window_ids", .uint64s(options.windowIDs))) }
-        _ = try call(connection, "Subscribe", [.dictionary(entries)])
+        return try call(connection, "Subscribe", [.dictionary(entries)]).sender
     }
 
     private func call(_ connection: BusConnection, _ member: String, _ values: [BusValue] = []) throws(Failure)
@@ -212,6 +216,8 @@ final class ClientState: @unchecked Sendable {
     // closes it there).
     let pump: BusPump
     var slots: [BusSlot] = []
+    /// The service's connection: its signals alone are heard.
+    let service = NameOwnership()
 
     init(connection: BusConnection, context: LoopContext) {
         pump = BusPump(connection, context: context)

@@ -193,7 +193,7 @@ final class SessionServiceObject {
         let rule =
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
-        let watch = try? connection.addMatch(rule) { [unowned self] message in self.ownerChanged(message) }
+        let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
         subscribers[sender] = SessionSubscribers.Subscriber(options: options, ownerWatch: watch)
         disarmIdle()
         // The caller's process, from the bus: Subscribe returns once it is known.

@@ -6,7 +6,8 @@ import Testing
 
 /// A peer that takes GNOME Shell's bus name, answers as the extension would, then misbehaves:
 /// signals of the wrong shapes, coordinates that are not numbers or far too large, 100 000 app
-/// ids, and a stranger on the bus sending the extension's signals from a name of its own. The
+/// ids, a stranger's forged `NameOwnerChanged` for the shell's name, and a stranger on the bus
+/// sending the extension's signals from a name of its own. The
 /// service believes none of it (a rectangle that is not a number is no rectangle) and goes on to
 /// hear the good signal that follows.
 @Suite("a misbehaving peer on GNOME Shell's name")
@@ -34,6 +35,14 @@ struct GnomeHostilePeerTests {
         try loop.performAndWait { context in service.start(in: context) { _ in } }
         defer { try? loop.performAndWait { service.stop() } }
         #expect(service.state.isVisible == false)
+
+        // A stranger's forged NameOwnerChanged, addressed to this process: the shell gone, then
+        // the stranger the owner. Believed, the first would hide the keyboard and the second
+        // would silence the real shell (its good signal below would not be heard).
+        try ForgedSignals.send(.nameLost("org.gnome.Shell"), toConnectionsOf: getpid(), bus: bus.address)
+        try ForgedSignals.send(.nameTaken("org.gnome.Shell"), toConnectionsOf: getpid(), bus: bus.address)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(service.state.isRunning && service.state.isVisible == false, "\(service.state)")
 
         // The stranger speaks first: nothing changes.
         peer.signal(SIGUSR2)

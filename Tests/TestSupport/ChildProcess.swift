@@ -207,14 +207,20 @@ public enum Programs {
         return missing.isEmpty
     }
 
-    /// Skips the running test with `reason`: Swift Testing reports it cancelled with the reason
-    /// (`➜ Test "…" was cancelled …: "missing xvkbd"`), never passed. Outside a test (a benchmark)
-    /// it prints the reason and returns. Under CI, where everything must run, a skip is a failure:
-    /// it throws.
+    /// Skips the running test (or test case) with `reason`, cancelling it, and first prints
+    /// `➜ Skipped "NAME": REASON`, which `scripts/test` counts: Swift Testing reports a cancelled
+    /// test, but a cancelled case of a parameterized test only as the test passing. Outside a test
+    /// (a benchmark) it prints the reason and returns. Under CI, where everything must run, a skip
+    /// is a failure: it throws.
     public static func skip(_ reason: String) throws {
         if underCI { throw TestFailure("\(reason) (under CI nothing may be skipped)") }
         #if canImport(Testing)
-            if Test.current != nil { try Test.cancel(Comment(rawValue: reason)) }
+            if let test = Test.current {
+                let line = "➜ Skipped \"\(test.displayName ?? test.name)\": \(reason)\n"
+                // One write, so that lines of tests running side by side never interleave.
+                _ = line.utf8CString.withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count - 1) }
+                try Test.cancel(Comment(rawValue: reason))
+            }
         #endif
         print("skipped: \(reason)")
     }

@@ -84,6 +84,29 @@ public final class SessionBus: @unchecked Sendable {
         ).contains("boolean true")
     }
 
+    /// The unique name that owns `name` now, nil when none does.
+    public func owner(of name: String) throws -> String? {
+        let reply = try? call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetNameOwner", ["string:\(name)"])
+        return reply?.firstMatch(of: /string "(:[0-9.]+)"/).map { String($0.1) }
+    }
+
+    /// The pid of the connection `name`, as the bus says.
+    public func pid(of name: String) throws -> Int32? {
+        let reply = try call(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+            ["string:\(name)"])
+        return reply.firstMatch(of: /uint32 (\d+)/).flatMap { Int32($0.1) }
+    }
+
+    /// The unique names of the connections process `pid` has on the bus.
+    public func uniqueNames(of pid: Int32) throws -> [String] {
+        let listed = try call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ListNames")
+        return listed.matches(of: /string "(:[0-9.]+)"/).map { String($0.1) }.filter {
+            (try? self.pid(of: $0)) == pid
+        }
+    }
+
     /// Ends the daemon by its pid, and what it started (activated services) after it.
     public func stop() { process.stopWithDescendants() }
 

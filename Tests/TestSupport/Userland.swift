@@ -81,13 +81,21 @@ public enum Userland {
         stack.suite.map { base + "/" + $0 + "/root" } ?? "/"
     }
 
-    /// True when `stack`'s userland is there and is that suite, by its `VERSION_CODENAME` (forky
-    /// and sid have no `VERSION_ID`), and bubblewrap can run it.
+    /// True when `stack`'s userland is there and is that suite, and bubblewrap can run it: the
+    /// suite its apt sources name and, but for sid, its `VERSION_CODENAME` (forky and sid have no
+    /// `VERSION_ID`; sid's os-release names testing's codename, as unstable ships testing's
+    /// base-files, so only its sources tell it from forky).
     public static func exists(_ stack: Stack) -> Bool {
         guard let suite = stack.suite else { return true }
         let release = (try? String(contentsOfFile: root(stack) + "/etc/os-release", encoding: .utf8)) ?? ""
-        let codename = release.split(separator: "\n").contains { $0 == "VERSION_CODENAME=\(suite)" }
-        return codename && FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap")
+        let codename = release.split(separator: "\n").first { $0.hasPrefix("VERSION_CODENAME=") }?.dropFirst(17)
+        let sources = (try? String(contentsOfFile: root(stack) + "/etc/apt/sources.list", encoding: .utf8)) ?? ""
+        let named = sources.split(separator: "\n").contains { line in
+            let words = line.split(separator: " ")
+            return words.first == "deb" && words.count >= 3 && words[2] == suite
+        }
+        return named && (stack == .sid || codename.map(String.init) == suite)
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/bwrap")
     }
 
     /// Whether `path`, a program's path inside `stack`'s userland, is an executable there.

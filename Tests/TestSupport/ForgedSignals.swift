@@ -1,0 +1,89 @@
+import Foundation
+
+/// A stranger on a session bus: a process of its own (Python with GDBus) that addresses signals
+/// to the connections of another process, as anyone on the bus can, whatever those connections'
+/// match rules say. What a watcher believes of such a signal is a bug.
+public enum ForgedSignals {
+    /// Sends, from a connection of its own, `signal` to every connection of process `pid` on the
+    /// bus at `address`, and returns how many connections it was sent to.
+    @discardableResult
+    public static func send(_ signal: Signal, toConnectionsOf pid: Int32, bus address: String) throws -> Int {
+        let (status, output) = try Programs.run(
+            "/usr/bin/python3", ["-c", script, String(pid)] + signal.arguments,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": address], timeout: 30)
+        guard status == 0, let count = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestFailure("the forger failed: \(output)")
+        }
+        return count
+    }
+
+    /// A signal to forge.
+    public enum Signal: Sendable {
+        /// The bus's `NameOwnerChanged(name, old, "")`: `name` lost its owner.
+        case nameLost(String)
+        /// The bus's `NameOwnerChanged(name, old, new)` naming the forger as the owner.
+        case nameTaken(String)
+        /// `PropertiesChanged(interface, {property: <true>}, [])` at `path`.
+        case propertyTrue(path: String, interface: String, property: String)
+        /// A signal with one string argument.
+        case string(path: String, interface: String, member: String, value: String)
+
+        var arguments: [String] {
+            switch self {
+            case .nameLost(let name): ["lost", name]
+            case .nameTaken(let name): ["taken", name]
+            case .propertyTrue(let path, let interface, let property): ["property", path, interface, property]
+            case .string(let path, let interface, let member, let value): ["string", path, interface, member, value]
+            }
+        }
+    }
+
+    /// The forger: finds the target's connections by their pid, as the bus says, and emits the
+    /// signal to each.
+    static let script = """
+        import sys
+        from gi.repository import Gio, GLib
+
+        bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
+
+        def driver(method, parameters):
+            return bus.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
+                                 parameters, None, Gio.DBusCallFlags.NONE, -1, None).unpack()
+
+        def pid_of(name):
+            try:
+                return driver("GetConnectionUnixProcessID", GLib.Variant("(s)", (name,)))[0]
+            except GLib.Error:
+                return None
+
+        def owner_of(name):
+            try:
+                return driver("GetNameOwner", GLib.Variant("(s)", (name,)))[0]
+            except GLib.Error:
+                return ""
+
+        target = int(sys.argv[1])
+        kind = sys.argv[2]
+        targets = [n for n in driver("ListNames", None)[0] if n.startswith(":") and pid_of(n) == target]
+        for destination in targets:
+            if kind == "lost":
+                name = sys.argv[3]
+                old = owner_of(name) or name
+                bus.emit_signal(destination, "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                                GLib.Variant("(sss)", (name, old, "")))
+            elif kind == "taken":
+                name = sys.argv[3]
+                bus.emit_signal(destination, "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged",
+                                GLib.Variant("(sss)", (name, owner_of(name), bus.get_unique_name())))
+            elif kind == "property":
+                path, interface, prop = sys.argv[3:6]
+                bus.emit_signal(destination, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                GLib.Variant("(sa{sv}as)", (interface, {prop: GLib.Variant("b", True)}, [])))
+            elif kind == "string":
+                path, interface, member, value = sys.argv[3:7]
+                bus.emit_signal(destination, path, interface, member, GLib.Variant("(s)", (value,)))
+        bus.flush_sync(None)
+        print(len(targets))
+
+        """
+}

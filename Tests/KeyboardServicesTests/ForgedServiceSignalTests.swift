@@ -14,15 +14,9 @@ struct ForgedServiceSignalTests {
     @Test("PropertiesChanged and NameOwnerChanged from a stranger change nothing; the keyboard's own signal does")
     func forged() throws {
         guard try Programs.ready(["dbus-daemon", "dbus-send", "/usr/bin/python3"]) else { return }
-        let directory = try RuntimeDirectory(owner: (getuid(), getgid()), prefix: "kbadapter-forged")
-        let bus = try SessionBus(directory: directory.path, home: directory.home)
-        defer { bus.stop() }
-        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let peer = try ChildProcess(
-            "/usr/bin/python3", [try directory.write("peer.py", Self.peer)], environment: environment,
-            directory: directory.path)
-        defer { peer.stop() }
-        try bus.waitForName("sm.puri.OSK0")
+        let world = try PeerOnBus(Self.peer, owning: "sm.puri.OSK0", prefix: "kbadapter-forged")
+        defer { withExtendedLifetime(world) {} }
+        let (bus, peer, environment) = (world.bus, world.peer, world.environment)
 
         let service = DBusKeyboardService.squeekboard(environment: environment)
         let loop = try KeyboardRunLoop()

@@ -15,15 +15,9 @@ struct GnomeHostilePeerTests {
     @Test("wrong signatures, NaN and huge rectangles, 100 000 app ids, a stranger's signals: ignored, never a crash")
     func hostilePeer() throws {
         guard try Programs.ready(["dbus-daemon", "/usr/bin/python3"]) else { return }
-        let directory = try RuntimeDirectory(owner: (getuid(), getgid()), prefix: "kbadapter-gnomepeer")
-        let bus = try SessionBus(directory: directory.path, home: directory.home)
-        defer { bus.stop() }
-        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let peer = try ChildProcess(
-            "/usr/bin/python3", [try directory.write("peer.py", Self.peer)], environment: environment,
-            directory: directory.path)
-        defer { peer.stop() }
-        try bus.waitForName("org.gnome.Shell")
+        let world = try PeerOnBus(Self.peer, owning: "org.gnome.Shell", prefix: "kbadapter-gnomepeer")
+        defer { withExtendedLifetime(world) {} }
+        let (bus, peer, environment) = (world.bus, world.peer, world.environment)
 
         let service = GnomeShellKeyboardService(environment: environment)
         let probed = service.probe()

@@ -12,15 +12,9 @@ struct HostilePeerTests {
     @Test("wrong types, malformed and huge signals, an unanswered request: problems, never a crash or a stall")
     func hostilePeer() throws {
         guard try Programs.ready(["dbus-daemon", "/usr/bin/python3", "dbus-send"]) else { return }
-        let directory = try RuntimeDirectory(owner: (getuid(), getgid()), prefix: "kbadapter-peer")
-        let bus = try SessionBus(directory: directory.path, home: directory.home)
-        defer { bus.stop() }
-        let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
-        let peer = try ChildProcess(
-            "/usr/bin/python3", [try directory.write("peer.py", Self.peer)], environment: environment,
-            directory: directory.path)
-        defer { peer.stop() }
-        try bus.waitForName("sm.puri.OSK0")
+        let world = try PeerOnBus(Self.peer, owning: "sm.puri.OSK0", prefix: "kbadapter-peer")
+        defer { withExtendedLifetime(world) {} }
+        let (peer, environment) = (world.peer, world.environment)
 
         let service = DBusKeyboardService.squeekboard(environment: environment)
         let probed = service.probe()

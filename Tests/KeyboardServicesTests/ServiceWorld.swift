@@ -69,3 +69,37 @@ final class ServiceWorld: @unchecked Sendable {
 final class Recorded: Sendable {
     let list = Mutex<[KeyboardUpdate]>([])
 }
+
+/// A private session bus with a peer on it: Python running `script`, which owns `name` there.
+/// Both end when it is released.
+final class PeerOnBus {
+    /// Where the bus's socket and the peer's script are, for as long as the bus runs.
+    let directory: RuntimeDirectory
+    let bus: SessionBus
+    let peer: ChildProcess
+
+    /// Starts the bus and the peer in a runtime directory of its own (`prefix`), and waits until
+    /// the peer owns `name`.
+    init(_ script: String, owning name: String, prefix: String) throws {
+        directory = try RuntimeDirectory(owner: (getuid(), getgid()), prefix: prefix)
+        bus = try SessionBus(directory: directory.path, home: directory.home)
+        do {
+            peer = try ChildProcess(
+                "/usr/bin/python3", [try directory.write("peer.py", script)],
+                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address],
+                directory: directory.path)
+            try bus.waitForName(name)
+        } catch {
+            bus.stop()
+            throw error
+        }
+    }
+
+    /// What a client of the bus needs.
+    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": bus.address] }
+
+    deinit {
+        peer.stop()
+        bus.stop()
+    }
+}

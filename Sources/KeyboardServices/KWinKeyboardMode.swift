@@ -45,15 +45,8 @@ package enum KWinKeyboardMode: Sendable, Hashable, CustomStringConvertible {
 
     /// Asks KWin on `connection`, with blocking calls.
     package static func read(on connection: BusConnection, timeout: Double) -> KWinKeyboardMode {
-        if let reply = property("mode", on: connection, timeout: timeout), reply.peek()?.contents == "i",
-            (try? reply.enter("v", "i")) == true, let mode = try? reply.readInt32()
-        {
-            return .mode(mode)
-        }
-        if let reply = property("enabled", on: connection, timeout: timeout), reply.peek()?.contents == "b",
-            (try? reply.enter("v", "b")) == true, let enabled = try? reply.readBool()
-        {
-            return .enabled(enabled)
+        for name in ["mode", "enabled"] {
+            if let reply = try? connection.call(get(name), timeout: timeout), let mode = parse(reply) { return mode }
         }
         return .unknown
     }
@@ -90,9 +83,4 @@ package enum KWinKeyboardMode: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    private static func property(_ name: String, on connection: BusConnection, timeout: Double) -> BusMessage? {
-        guard let reply = try? connection.call(get(name), timeout: timeout), reply.error == nil, reply.hasSignature("v")
-        else { return nil }
-        return reply
-    }
 }

@@ -23,6 +23,16 @@ public struct WaylandOutputStatus: Sendable, Hashable, CustomStringConvertible {
         self.usableArea = usableArea
     }
 
+    /// How much the usable area leaves at each edge of the output, once measured.
+    var insets: EdgeInsets? {
+        usableArea.map { usable in
+            let frame = output.frame
+            return InsetClassifier.insets(
+                usable: usable.offsetBy(dx: -frame.x, dy: -frame.y), outputWidth: frame.width,
+                outputHeight: frame.height)
+        }
+    }
+
     /// The output and its usable area.
     public var description: String { "\(output) usable \(usableArea.map(\.description) ?? "unknown")" }
 }
@@ -213,16 +223,12 @@ public final class WaylandBackend: KeyboardBackend {
     /// The space each output's usable area leaves at its edges, as last measured.
     public var reservedStrips: [ReservedStrip] {
         outputs.flatMap { status -> [ReservedStrip] in
-            guard let usable = status.usableArea else { return [] }
-            let frame = status.output.frame
-            let insets = InsetClassifier.insets(
-                usable: usable.offsetBy(dx: -frame.x, dy: -frame.y), outputWidth: frame.width,
-                outputHeight: frame.height)
+            guard let insets = status.insets else { return [] }
             return [Edge.bottom, .top, .left, .right].compactMap { edge in
                 guard insets[edge] > 0 else { return nil }
                 return ReservedStrip(
                     output: status.output, edge: edge,
-                    frame: InsetClassifier.frame(growth: insets[edge], at: edge, of: frame))
+                    frame: InsetClassifier.frame(growth: insets[edge], at: edge, of: status.output.frame))
             }
         }
     }
@@ -254,12 +260,7 @@ public final class WaylandBackend: KeyboardBackend {
         lines += ownershipDiagnosis(session)
         lines.append("event thread: " + DisplaySource.threadDescription)
         var insets: [Edge: Int] = [:]
-        for status in session.status {
-            guard let usable = status.usableArea else { continue }
-            let frame = status.output.frame
-            let measured = InsetClassifier.insets(
-                usable: usable.offsetBy(dx: -frame.x, dy: -frame.y), outputWidth: frame.width,
-                outputHeight: frame.height)
+        for measured in session.status.compactMap(\.insets) {
             for edge in Edge.allCases { insets[edge] = max(insets[edge] ?? 0, measured[edge]) }
         }
         lines += serviceDiagnosis(insets: insets)

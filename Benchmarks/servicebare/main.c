@@ -19,16 +19,27 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The update's "event" entry (its a{sv} read up to that key); NULL when it has none. */
+static const char *event_name(sd_bus_message *message) {
+    if (sd_bus_message_enter_container(message, 'a', "{sv}") <= 0) return NULL;
+    while (sd_bus_message_enter_container(message, 'e', "sv") > 0) {
+        const char *key = NULL;
+        if (sd_bus_message_read(message, "s", &key) < 0) return NULL;
+        if (strcmp(key, "event") == 0) {
+            const char *event = NULL;
+            return sd_bus_message_read(message, "v", "s", &event) < 0 ? NULL : event;
+        }
+        if (sd_bus_message_skip(message, "v") < 0 || sd_bus_message_exit_container(message) < 0) return NULL;
+    }
+    return NULL;
+}
+
 static int received(sd_bus_message *message, void *userdata, sd_bus_error *error) {
     (void)error;
     double at = now();
-    const char *text = NULL;
-    if (sd_bus_message_read(message, "s", &text) < 0 || text == NULL) return 0;
-    const char *event = strstr(text, "\"event\":\"");
+    const char *event = event_name(message);
     if (event == NULL) return 0;
-    event += 9;
-    int length = (int)strcspn(event, "\"");
-    printf("%ld %.6f %.*s\n", (long)(intptr_t)userdata, at, length, event);
+    printf("%ld %.6f %s\n", (long)(intptr_t)userdata, at, event);
     return 0;
 }
 
@@ -44,7 +55,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         if (sd_bus_match_signal(buses[i], NULL, "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
-                                "org.keyboardadapter.Watcher1", broadcast ? "Event" : "SubscriberEvent", received,
+                                "org.keyboardadapter.Watcher2", broadcast ? "Event" : "SubscriberEvent", received,
                                 (void *)(intptr_t)i) < 0) {
             fprintf(stderr, "servicebare: cannot add the match\n");
             return 1;
@@ -52,7 +63,7 @@ int main(int argc, char **argv) {
         if (broadcast) continue;
         sd_bus_error failure = SD_BUS_ERROR_NULL;
         if (sd_bus_call_method(buses[i], "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
-                               "org.keyboardadapter.Watcher1", "Subscribe", &failure, NULL, "a{sv}", 1, "caller",
+                               "org.keyboardadapter.Watcher2", "Subscribe", &failure, NULL, "a{sv}", 1, "caller",
                                "b", 0) < 0) {
             fprintf(stderr, "servicebare: Subscribe: %s\n", failure.message ? failure.message : "failed");
             return 1;

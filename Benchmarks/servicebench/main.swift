@@ -40,7 +40,8 @@ func measure(subscribers: Int, moves: Int, broadcast: Bool) throws {
     defer { bus.stop() }
     let environment = session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
     try session.start("xvkbd", ["-geometry", "640x200+320+600"])
-    let service = try Kbwatch.start(["--serve", "--stay", "--backend", "x11"], environment: environment)
+    let service = try Kbwatch.start(
+        ["--serve", "--stay", "--backend", "x11", "--max-subscribers-per-client", "1000"], environment: environment)
     defer { service.stop() }
     try bus.waitForName("org.keyboardadapter.Watcher")
     let direct = try Kbwatch.watch(["--backend", "x11", "--format", "%e %i"], environment: environment)

@@ -13,8 +13,9 @@
  *
  * It calls Subscribe, which starts the service when it is installed and not running (D-Bus
  * activation), then GetState for the keyboards already up, and receives the SubscriberEvent
- * signals the service sends to it alone: each a kbwatch JSON Lines object, schema 1
- * (schema/kbwatch-1.schema.json). From every keyboard's endFrame, clipped to its output, it
+ * signals the service sends to it alone: each update a D-Bus dictionary (a{sv}) of typed values,
+ * frames (iiii), a key left out where its value is unknown (Interfaces/org.keyboardadapter.Watcher2.xml
+ * lists them). From every keyboard's end_frame, clipped to its output, it
  * computes how much of its own window's bottom is covered, and pads the bar up by that much. A
  * will event already names where the keyboard is going, so the bar moves as the keyboard starts
  * to; a hide gives the space back. When the service goes away its keyboards are forgotten, and a
@@ -32,10 +33,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The session service's name, object and interface (Interfaces/org.keyboardadapter.Watcher1.xml). */
+/* The session service's name, object and interface (Interfaces/org.keyboardadapter.Watcher2.xml). */
 #define SERVICE "org.keyboardadapter.Watcher"
 #define SERVICE_PATH "/org/keyboardadapter/Watcher"
-#define SERVICE_INTERFACE "org.keyboardadapter.Watcher1"
+#define SERVICE_INTERFACE "org.keyboardadapter.Watcher2"
 /* How long a call may take, the bus starting the service included. */
 #define CALL_TIMEOUT_MS 25000
 
@@ -50,210 +51,23 @@ static void say(const char *format, ...) {
     fflush(stdout);
 }
 
-/* ---- JSON, read into GVariants ----
- *
- * kbwatch's lines are small and well formed, so a short recursive reader will do: an object
- * becomes a{sv}, an array av, a string s, a number d, true and false b, null an empty maybe. */
+/* ---- Reading the service's dictionaries ---- */
 
-static GVariant *json_value(const char **text, int depth);
-
-static void skip_space(const char **text) {
-    while (**text == ' ' || **text == '\t' || **text == '\n' || **text == '\r') (*text)++;
+/* A string entry of a dictionary (a{sv}), pointing into it, or NULL when missing or no string. */
+static const char *string_entry(GVariant *dictionary, const char *key) {
+    const char *text = NULL;
+    if (dictionary == NULL || !g_variant_lookup(dictionary, key, "&s", &text)) return NULL;
+    return text;
 }
 
-static gboolean hex4(const char *text, gunichar *out) {
-    *out = 0;
-    for (int i = 0; i < 4; i++) {
-        int digit = g_ascii_xdigit_value(text[i]);
-        if (digit < 0) return FALSE;
-        *out = *out * 16 + (gunichar)digit;
-    }
-    return TRUE;
+static gboolean bool_entry(GVariant *dictionary, const char *key) {
+    gboolean yes = FALSE;
+    return dictionary != NULL && g_variant_lookup(dictionary, key, "b", &yes) && yes;
 }
 
-/* A string at `*text` (its opening quote) into `out`; moves `*text` past its closing quote. */
-static gboolean json_string(const char **text, GString *out) {
-    const char *p = *text + 1;
-    while (*p != '"') {
-        unsigned char c = (unsigned char)*p;
-        if (c < 0x20) return FALSE; /* the end of the text, or a control character */
-        if (c != '\\') {
-            g_string_append_c(out, (char)c);
-            p++;
-            continue;
-        }
-        p++;
-        switch (*p) {
-        case '"': case '\\': case '/': g_string_append_c(out, *p); break;
-        case 'b': g_string_append_c(out, '\b'); break;
-        case 'f': g_string_append_c(out, '\f'); break;
-        case 'n': g_string_append_c(out, '\n'); break;
-        case 'r': g_string_append_c(out, '\r'); break;
-        case 't': g_string_append_c(out, '\t'); break;
-        case 'u': {
-            gunichar code, low;
-            if (!hex4(p + 1, &code)) return FALSE;
-            p += 4;
-            if (code >= 0xD800 && code < 0xDC00 && p[1] == '\\' && p[2] == 'u' && hex4(p + 3, &low) &&
-                low >= 0xDC00 && low < 0xE000) {
-                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                p += 6;
-            }
-            g_string_append_unichar(out, code >= 0xD800 && code < 0xE000 ? 0xFFFD : code);
-            break;
-        }
-        default: return FALSE;
-        }
-        p++;
-    }
-    *text = p + 1;
-    return g_utf8_validate(out->str, (gssize)out->len, NULL);
-}
-
-static GVariant *json_object(const char **text, int depth) {
-    GVariantBuilder members;
-    g_variant_builder_init(&members, G_VARIANT_TYPE_VARDICT);
-    const char *p = *text + 1;
-    skip_space(&p);
-    if (*p == '}') {
-        *text = p + 1;
-        return g_variant_builder_end(&members);
-    }
-    GString *key = g_string_new(NULL);
-    for (;;) {
-        skip_space(&p);
-        g_string_truncate(key, 0);
-        if (*p != '"' || !json_string(&p, key)) break;
-        skip_space(&p);
-        if (*p != ':') break;
-        p++;
-        GVariant *value = json_value(&p, depth + 1);
-        if (value == NULL) break;
-        g_variant_builder_add(&members, "{sv}", key->str, value);
-        skip_space(&p);
-        if (*p == ',') {
-            p++;
-            continue;
-        }
-        if (*p != '}') break;
-        g_string_free(key, TRUE);
-        *text = p + 1;
-        return g_variant_builder_end(&members);
-    }
-    g_string_free(key, TRUE);
-    g_variant_builder_clear(&members);
-    return NULL;
-}
-
-static GVariant *json_array(const char **text, int depth) {
-    GVariantBuilder elements;
-    g_variant_builder_init(&elements, G_VARIANT_TYPE("av"));
-    const char *p = *text + 1;
-    skip_space(&p);
-    if (*p == ']') {
-        *text = p + 1;
-        return g_variant_builder_end(&elements);
-    }
-    for (;;) {
-        GVariant *value = json_value(&p, depth + 1);
-        if (value == NULL) break;
-        g_variant_builder_add(&elements, "v", value);
-        skip_space(&p);
-        if (*p == ',') {
-            p++;
-            continue;
-        }
-        if (*p != ']') break;
-        *text = p + 1;
-        return g_variant_builder_end(&elements);
-    }
-    g_variant_builder_clear(&elements);
-    return NULL;
-}
-
-static GVariant *json_value(const char **text, int depth) {
-    if (depth > 32) return NULL;
-    skip_space(text);
-    const char *p = *text;
-    if (*p == '{') return json_object(text, depth);
-    if (*p == '[') return json_array(text, depth);
-    if (*p == '"') {
-        GString *string = g_string_new(NULL);
-        GVariant *value = json_string(text, string) ? g_variant_new_string(string->str) : NULL;
-        g_string_free(string, TRUE);
-        return value;
-    }
-    if (*p == '-' || g_ascii_isdigit(*p)) {
-        while (*p != '\0' && strchr("+-.0123456789eE", *p) != NULL) p++;
-        char *number = g_strndup(*text, (gsize)(p - *text));
-        char *end;
-        double value = g_ascii_strtod(number, &end); /* not strtod: GTK sets the user's locale */
-        gboolean whole = *end == '\0';
-        g_free(number);
-        if (!whole) return NULL;
-        *text = p;
-        return g_variant_new_double(value);
-    }
-    static const struct {
-        const char *word;
-        int kind;
-    } words[] = {{"true", 1}, {"false", 0}, {"null", -1}};
-    for (size_t i = 0; i < G_N_ELEMENTS(words); i++) {
-        size_t length = strlen(words[i].word);
-        if (strncmp(p, words[i].word, length) != 0) continue;
-        *text = p + length;
-        if (words[i].kind < 0) return g_variant_new_maybe(G_VARIANT_TYPE_VARIANT, NULL);
-        return g_variant_new_boolean(words[i].kind);
-    }
-    return NULL;
-}
-
-/* A whole JSON text, or NULL when it is not one; a new (non-floating) reference. */
-static GVariant *json_parse(const char *text) {
-    GVariant *value = json_value(&text, 0);
-    if (value == NULL) return NULL;
-    g_variant_ref_sink(value);
-    skip_space(&text);
-    if (*text != '\0') {
-        g_variant_unref(value);
-        return NULL;
-    }
-    return value;
-}
-
-/* An object's member `key`, or NULL when it is missing or null (or `object` is no object). */
-static GVariant *member(GVariant *object, const char *key) {
-    if (object == NULL || !g_variant_is_of_type(object, G_VARIANT_TYPE_VARDICT)) return NULL;
-    GVariant *value = g_variant_lookup_value(object, key, NULL);
-    if (value != NULL && g_variant_is_of_type(value, G_VARIANT_TYPE_MAYBE)) {
-        g_variant_unref(value);
-        return NULL;
-    }
-    return value;
-}
-
-static gboolean number_member(GVariant *object, const char *key, double *out) {
-    GVariant *value = member(object, key);
-    gboolean found = value != NULL && g_variant_is_of_type(value, G_VARIANT_TYPE_DOUBLE);
-    if (found) *out = g_variant_get_double(value);
-    if (value != NULL) g_variant_unref(value);
-    return found;
-}
-
-/* A string member, copied (g_free it), or NULL. */
-static char *string_member(GVariant *object, const char *key) {
-    GVariant *value = member(object, key);
-    char *string = NULL;
-    if (value != NULL && g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) string = g_variant_dup_string(value, NULL);
-    if (value != NULL) g_variant_unref(value);
-    return string;
-}
-
-static gboolean bool_member(GVariant *object, const char *key) {
-    GVariant *value = member(object, key);
-    gboolean yes = value != NULL && g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN) && g_variant_get_boolean(value);
-    if (value != NULL) g_variant_unref(value);
-    return yes;
+/* A dictionary entry of a dictionary (a{sv}), a new reference, or NULL. */
+static GVariant *dictionary_entry(GVariant *dictionary, const char *key) {
+    return dictionary == NULL ? NULL : g_variant_lookup_value(dictionary, key, G_VARIANT_TYPE_VARDICT);
 }
 
 /* ---- Layout ---- */
@@ -263,20 +77,22 @@ typedef struct {
     int left, top, right, bottom;
 } Box;
 
-static gboolean box_of(GVariant *frame, Box *out) {
-    double x, y, width, height;
-    if (!number_member(frame, "x", &x) || !number_member(frame, "y", &y) || !number_member(frame, "width", &width) ||
-        !number_member(frame, "height", &height))
-        return FALSE;
-    *out = (Box){(int)x, (int)y, (int)(x + width), (int)(y + height)};
+/* The frame entry `key` ((iiii): x, y, width, height) of a dictionary; FALSE when it has none. */
+static gboolean box_of(GVariant *dictionary, const char *key, Box *out) {
+    gint32 x, y, width, height;
+    if (dictionary == NULL || !g_variant_lookup(dictionary, key, "(iiii)", &x, &y, &width, &height)) return FALSE;
+    *out = (Box){x, y, x + width, y + height};
     return TRUE;
 }
 
-/* The keyboard frame clipped to its output when known (output may be NULL). */
-static gboolean clipped(GVariant *frame, GVariant *output, Box *out) {
+/* The frame entry `key` of `entry` clipped to the entry's output when known. */
+static gboolean clipped(GVariant *entry, const char *key, Box *out) {
     Box screen;
-    if (!box_of(frame, out)) return FALSE;
-    if (output != NULL && box_of(output, &screen)) {
+    if (!box_of(entry, key, out)) return FALSE;
+    GVariant *output = dictionary_entry(entry, "output");
+    gboolean known = box_of(output, "frame", &screen);
+    if (output != NULL) g_variant_unref(output);
+    if (known) {
         out->left = MAX(out->left, screen.left);
         out->top = MAX(out->top, screen.top);
         out->right = MIN(out->right, screen.right);
@@ -377,48 +193,34 @@ static gboolean configured(GtkWidget *widget, GdkEvent *event, gpointer data) {
 
 /* ---- The session service ---- */
 
-static void handle(App *app, GVariant *event) {
-    double schema = 0;
-    char *kind = string_member(event, "event");
-    if (!number_member(event, "schema", &schema) || schema != 1 || kind == NULL || strcmp(kind, "progress") == 0) {
-        g_free(kind);
-        return;
-    }
-    GVariant *keyboard = member(event, "keyboard");
-    char *id = string_member(keyboard, "id"), *name = string_member(keyboard, "name");
-    char *keyboard_kind = string_member(keyboard, "kind");
-    if (id != NULL && name != NULL && keyboard_kind != NULL) {
-        say("%s %s", kind, name);
+/* One update: its keyboard's frame kept while it is up, dropped once it is not. */
+static void handle(App *app, GVariant *update) {
+    const char *event = string_entry(update, "event");
+    GVariant *keyboard = dictionary_entry(update, "keyboard");
+    const char *id = string_entry(keyboard, "id"), *name = string_entry(keyboard, "name");
+    const char *kind = string_entry(keyboard, "kind");
+    if (event != NULL && id != NULL && name != NULL && kind != NULL) {
+        say("%s %s", event, name);
         /* Input-method panels sit beside the caret; the bar need not dodge them. */
-        if (strcmp(keyboard_kind, "keyboard") == 0) {
-            GVariant *end = member(event, "endFrame"), *output = member(event, "output");
+        if (strcmp(kind, "keyboard") == 0) {
             Box box;
-            if (bool_member(event, "visible") && end != NULL && clipped(end, output, &box))
+            if (bool_entry(update, "visible") && clipped(update, "end_frame", &box))
                 g_hash_table_replace(app->keyboards, g_strdup(id), g_memdup2(&box, sizeof box));
-            else /* hidden, or up at an unknown place (null frames): nothing to measure */
+            else /* hidden, or up at an unknown place (no frame): nothing to measure */
                 g_hash_table_remove(app->keyboards, id);
-            if (end != NULL) g_variant_unref(end);
-            if (output != NULL) g_variant_unref(output);
             relayout(app);
         }
     }
-    g_free(keyboard_kind);
-    g_free(name);
-    g_free(id);
     if (keyboard != NULL) g_variant_unref(keyboard);
-    g_free(kind);
 }
 
 static void signalled(GDBusConnection *bus, const char *sender, const char *path, const char *interface,
                       const char *signal, GVariant *parameters, gpointer data) {
     (void)bus, (void)sender, (void)path, (void)interface, (void)signal;
-    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(s)"))) return;
-    const char *line;
-    g_variant_get(parameters, "(&s)", &line);
-    GVariant *event = json_parse(line);
-    if (event == NULL) return;
-    handle(data, event);
-    g_variant_unref(event);
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(a{sv})"))) return;
+    GVariant *update = g_variant_get_child_value(parameters, 0);
+    handle(data, update);
+    g_variant_unref(update);
 }
 
 /* Reports a failed call and ends the app. */
@@ -438,39 +240,26 @@ static void got_state(GObject *source, GAsyncResult *result, gpointer data) {
         failed(app, error);
         return;
     }
-    const char *text;
-    g_variant_get(reply, "(&s)", &text);
-    GVariant *state = json_parse(text);
-    double schema = 0;
-    GVariant *keyboards = member(state, "keyboards");
-    if (number_member(state, "schema", &schema) && schema == 1 && keyboards != NULL &&
-        g_variant_is_of_type(keyboards, G_VARIANT_TYPE("av"))) {
+    GVariant *state = g_variant_get_child_value(reply, 0);
+    GVariant *keyboards = g_variant_lookup_value(state, "keyboards", G_VARIANT_TYPE("aa{sv}"));
+    if (keyboards != NULL) {
         g_hash_table_remove_all(app->keyboards);
         for (gsize i = 0; i < g_variant_n_children(keyboards); i++) {
             GVariant *entry = g_variant_get_child_value(keyboards, i);
-            GVariant *object = g_variant_get_variant(entry);
-            GVariant *keyboard = member(object, "keyboard"), *frame = member(object, "frame");
-            GVariant *output = member(object, "output");
-            char *id = string_member(keyboard, "id"), *name = string_member(keyboard, "name");
-            char *kind = string_member(keyboard, "kind");
+            GVariant *keyboard = dictionary_entry(entry, "keyboard");
+            const char *id = string_entry(keyboard, "id"), *name = string_entry(keyboard, "name");
+            const char *kind = string_entry(keyboard, "kind");
             Box box;
             if (name != NULL) say("visible %s", name);
-            if (id != NULL && kind != NULL && strcmp(kind, "keyboard") == 0 && frame != NULL &&
-                clipped(frame, output, &box))
+            if (id != NULL && kind != NULL && strcmp(kind, "keyboard") == 0 && clipped(entry, "frame", &box))
                 g_hash_table_replace(app->keyboards, g_strdup(id), g_memdup2(&box, sizeof box));
-            g_free(kind);
-            g_free(name);
-            g_free(id);
-            if (output != NULL) g_variant_unref(output);
-            if (frame != NULL) g_variant_unref(frame);
             if (keyboard != NULL) g_variant_unref(keyboard);
-            g_variant_unref(object);
             g_variant_unref(entry);
         }
+        g_variant_unref(keyboards);
         relayout(app);
     }
-    if (keyboards != NULL) g_variant_unref(keyboards);
-    if (state != NULL) g_variant_unref(state);
+    g_variant_unref(state);
     g_variant_unref(reply);
 }
 
@@ -485,7 +274,7 @@ static void subscribed(GObject *source, GAsyncResult *result, gpointer data) {
     g_variant_unref(reply);
     say("subscribed");
     g_dbus_connection_call(app->bus, SERVICE, SERVICE_PATH, SERVICE_INTERFACE, "GetState", NULL,
-                           G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, got_state, app);
+                           G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, CALL_TIMEOUT_MS, NULL, got_state, app);
 }
 
 /* Flags NONE: the bus may start the service for this call (D-Bus activation). */

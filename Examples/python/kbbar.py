@@ -8,10 +8,11 @@ output, it computes how much of its own window's bottom is covered, and pads the
 much. A will event already names where the keyboard is going, so the bar moves as the keyboard
 starts to; a hide gives the space back.
 
-With --service it starts no kbwatch: it takes the same lines from the session service (`kbwatch
+With --service it starts no kbwatch: it takes the same events from the session service (`kbwatch
 --serve`, org.keyboardadapter.Watcher on the session bus) through GDBus. It calls Subscribe, which
 starts the service when it is installed and not running (D-Bus activation), then GetState for the
-keyboards already up, and receives the SubscriberEvent signals the service sends to it alone.
+keyboards already up, and receives the SubscriberEvent signals the service sends to it alone: each
+update a D-Bus dictionary (a{sv}) that GDBus unpacks into a Python dict, frames (x, y, w, h).
 
     python3 Examples/python/kbbar.py [--kbwatch PATH] [--position X,Y] [--size WxH] [-- KBWATCH-ARGS]
     python3 Examples/python/kbbar.py --service [--position X,Y] [--size WxH]
@@ -35,10 +36,10 @@ gi.require_version("Gdk", "3.0")
 gi.require_version("GdkX11", "3.0")
 from gi.repository import Gdk, GdkX11, Gio, GLib, Gtk  # noqa: E402,F401 (GdkX11 gives windows their X id)
 
-# The session service's name, object and interface (Interfaces/org.keyboardadapter.Watcher1.xml).
+# The session service's name, object and interface (Interfaces/org.keyboardadapter.Watcher2.xml).
 SERVICE = "org.keyboardadapter.Watcher"
 SERVICE_PATH = "/org/keyboardadapter/Watcher"
-SERVICE_INTERFACE = "org.keyboardadapter.Watcher1"
+SERVICE_INTERFACE = "org.keyboardadapter.Watcher2"
 
 
 def say(text):
@@ -47,14 +48,20 @@ def say(text):
 
 
 def clipped(frame, output):
-    """The keyboard frame, as (left, top, right, bottom), clipped to its output when known."""
-    left, top = frame["x"], frame["y"]
-    right, bottom = left + frame["width"], top + frame["height"]
+    """The keyboard frame (x, y, w, h) as (left, top, right, bottom), clipped to its output's frame
+    (x, y, w, h) when known."""
+    left, top = frame[0], frame[1]
+    right, bottom = left + frame[2], top + frame[3]
     if output:
-        left, top = max(left, output["x"]), max(top, output["y"])
-        right = min(right, output["x"] + output["width"])
-        bottom = min(bottom, output["y"] + output["height"])
+        left, top = max(left, output[0]), max(top, output[1])
+        right = min(right, output[0] + output[2])
+        bottom = min(bottom, output[1] + output[3])
     return left, top, right, bottom
+
+
+def json_frame(frame):
+    """A kbwatch JSON frame ({"x", "y", "width", "height"}) as (x, y, w, h); None stays None."""
+    return frame and (frame["x"], frame["y"], frame["width"], frame["height"])
 
 
 def bottom_inset(keyboards, window):
@@ -83,15 +90,14 @@ class Feed:
         self.keyboards = {}  # id -> (left, top, right, bottom), for the keyboards that are up
         self.failed = False  # the app then exits 1
 
-    def handle(self, event):
-        if event.get("schema") != 1 or event.get("event") == "progress":
-            return
-        keyboard = event["keyboard"]
-        say("%s %s" % (event["event"], keyboard["name"]))
+    def handle(self, event, keyboard, visible, frame, output):
+        """One event: its name, the keyboard (id, name, kind), whether it is visible once done,
+        its end frame and its output's frame (x, y, w, h; None when unknown)."""
+        say("%s %s" % (event, keyboard["name"]))
         if keyboard["kind"] != "keyboard":
             return  # input-method panels sit beside the caret; the bar need not dodge them
-        if event["visible"] and event["endFrame"] is not None:
-            self.keyboards[keyboard["id"]] = clipped(event["endFrame"], event["output"])
+        if visible and frame is not None:
+            self.keyboards[keyboard["id"]] = clipped(frame, output)
         else:
             # Hidden, or up at an unknown place (null frames): nothing to measure.
             self.keyboards.pop(keyboard["id"], None)
@@ -125,8 +131,14 @@ class KeyboardFeed(Feed):
         self.pending += chunk
         *lines, self.pending = self.pending.split(b"\n")
         for line in lines:
-            if line.strip():
-                self.handle(json.loads(line))
+            if not line.strip():
+                continue
+            event = json.loads(line)
+            if event.get("schema") == 1 and event.get("event") != "progress":
+                output = event["output"]
+                self.handle(
+                    event["event"], event["keyboard"], event["visible"], json_frame(event["endFrame"]),
+                    json_frame(output))
         return True
 
     def stop(self):
@@ -185,23 +197,26 @@ class ServiceFeed(Feed):
 
     def subscribed(self, reply):
         say("subscribed")
-        self.call("GetState", None, GLib.VariantType("(s)"), self.state)
+        self.call("GetState", None, GLib.VariantType("(a{sv})"), self.state)
 
     def state(self, reply):
-        state = json.loads(reply.unpack()[0])
-        if state.get("schema") != 1:
-            return
+        # Unknown values are missing keys: no frame, no output.
+        state = reply.unpack()[0]
         self.keyboards = {}
         for entry in state["keyboards"]:
             keyboard = entry["keyboard"]
             say("visible %s" % keyboard["name"])
-            if keyboard["kind"] == "keyboard" and entry["frame"] is not None:
-                self.keyboards[keyboard["id"]] = clipped(entry["frame"], entry["output"])
+            if keyboard["kind"] == "keyboard" and "frame" in entry:
+                self.keyboards[keyboard["id"]] = clipped(entry["frame"], entry.get("output", {}).get("frame"))
         self.changed()
 
     def signalled(self, bus, sender, path, interface, member, parameters):
-        if parameters.get_type_string() == "(s)":
-            self.handle(json.loads(parameters.unpack()[0]))
+        if parameters.get_type_string() != "(a{sv})":
+            return
+        update = parameters.unpack()[0]
+        self.handle(
+            update["event"], update["keyboard"], update["visible"], update.get("end_frame"),
+            update.get("output", {}).get("frame"))
 
     def owner_changed(self, bus, sender, path, interface, member, parameters):
         name, old_owner, new_owner = parameters.unpack()

@@ -19,8 +19,16 @@ package indirect enum BusValue: Sendable {
     case string(String)
     case bool(Bool)
     case uint32(UInt32)
-    /// A variant holding the value, with its signature (`s`, `b`, `u`).
+    case int32(Int32)
+    case int64(Int64)
+    case double(Double)
+    /// A variant holding the value, with its signature.
     case variant(BusValue)
+    /// A struct of the values, in order: `(iiii)` for four `int32`s.
+    case structure([BusValue])
+    /// An array of values of one signature, given because an empty array has no element to
+    /// tell it: `.array("a{sv}", …)` is `aa{sv}`.
+    case array(String, [BusValue])
     /// `a{sv}`: names and values (each value put in a variant).
     case dictionary([(String, BusValue)])
     /// `as`.
@@ -36,7 +44,12 @@ package indirect enum BusValue: Sendable {
         case .string: "s"
         case .bool: "b"
         case .uint32: "u"
+        case .int32: "i"
+        case .int64: "x"
+        case .double: "d"
         case .variant: "v"
+        case .structure(let members): "(" + members.map(\.signature).joined() + ")"
+        case .array(let element, _): "a" + element
         case .dictionary: "a{sv}"
         case .strings: "as"
         case .uint32s: "au"
@@ -124,6 +137,21 @@ extension BusConnection {
         case .bool(let flag): try check(ka_bus_append_bool(message, flag ? 1 : 0))
         case .uint32(var number):
             try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number))
+        case .int32(var number):
+            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &number))
+        case .int64(var number):
+            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "x")), &number))
+        case .double(var number):
+            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "d")), &number))
+        case .structure(let members):
+            let contents = String(value.signature.dropFirst().dropLast())
+            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), contents))
+            for member in members { try append(member, to: message) }
+            try check(sd_bus_message_close_container(message))
+        case .array(let element, let values):
+            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), element))
+            for value in values { try append(value, to: message) }
+            try check(sd_bus_message_close_container(message))
         case .variant(let inner):
             try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), inner.signature))
             try append(inner, to: message)

@@ -17,16 +17,22 @@ public struct SessionServiceConfiguration: Sendable {
     /// The most clients subscribed at once (and requests waiting at once): the next is refused
     /// with `…Error.LimitsExceeded`.
     public var maximumSubscribers: Int
+    /// The most subscriptions (and requests waiting) of one client: one sandboxed app however
+    /// many connections it opens, or one process outside any sandbox. One client that takes
+    /// its share leaves the rest to the others.
+    public var maximumSubscribersPerClient: Int
     /// The environment the session bus is found in (`DBUS_SESSION_BUS_ADDRESS`).
     public var environment: [String: String]
 
-    /// Creates a configuration: 30 s idle, 256 subscribers, this process's environment.
+    /// Creates a configuration: 30 s idle, 256 subscribers, 32 of one client, this process's
+    /// environment.
     public init(
-        idleExit: Double? = 30, maximumSubscribers: Int = 256,
+        idleExit: Double? = 30, maximumSubscribers: Int = 256, maximumSubscribersPerClient: Int = 32,
         environment: [String: String] = ProcessEnvironment.current
     ) {
         self.idleExit = idleExit
         self.maximumSubscribers = maximumSubscribers
+        self.maximumSubscribersPerClient = maximumSubscribersPerClient
         self.environment = environment
     }
 }
@@ -49,10 +55,11 @@ public enum SessionServiceError: Error, Sendable, CustomStringConvertible {
 }
 
 /// One watcher for the whole session: serves a ``KeyboardManager``'s keyboards on the session
-/// bus as `org.keyboardadapter.Watcher` (interface `org.keyboardadapter.Watcher1`, XML in
+/// bus as `org.keyboardadapter.Watcher` (interface `org.keyboardadapter.Watcher2`, XML in
 /// Interfaces/). Every event is a signal to every listener (`local` null) and one to each
-/// subscriber with `local` judged against that client (its pid from the bus, and the ids it
-/// named), through the focus the event carries; progress frames go to the subscribers that ask.
+/// subscriber with `local` judged against that client (its process and user from the bus, its
+/// sandbox's app id, and the ids it named that count for it), through the focus the event
+/// carries; progress frames go to the subscribers that ask.
 ///
 /// Threading: the bus connection lives on a run loop of its own (one more thread, idle in
 /// `poll()`); the manager's events hop there from its loop. `onIdle` is called on that thread.

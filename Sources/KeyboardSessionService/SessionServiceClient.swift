@@ -44,6 +44,34 @@ public final class SessionServiceClient: Sendable {
         public var description: String
     }
 
+    /// The service's present, as `GetState` answers it.
+    public struct State: Sendable, Hashable {
+        /// The visible keyboards, `local` judged for the options subscribed with.
+        public var keyboards: [KeyboardState]
+        /// What the keyboards' own services say.
+        public var services: [KeyboardServiceReport]
+        /// Space reserved at output edges that no keyboard is known to fill.
+        public var reserved: [ReservedStrip]
+
+        /// A state of these parts.
+        public init(keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]) {
+            self.keyboards = keyboards
+            self.services = services
+            self.reserved = reserved
+        }
+    }
+
+    /// What the service sent a subscriber.
+    public enum Received: Sendable {
+        /// One of the six events.
+        case update(KeyboardUpdate)
+        /// A frame of a transition (subscribed with ``Options/progress``).
+        case progress(KeyboardProgress)
+        /// A signal of the service that did not read as its interface says, with the reason: it
+        /// is not passed on (a service of another version, or a bug).
+        case refused(String)
+    }
+
     /// How long a call may take, bus activation of the service included.
     public static let callTimeout = 25.0
 
@@ -59,15 +87,17 @@ public final class SessionServiceClient: Sendable {
     /// A client of the service on the session bus of `environment`.
     public init(environment: [String: String]) { self.environment = environment }
 
-    /// The service's state as `kbwatch --state --json` prints it, `local` judged for `options`.
-    public func state(options: Options) throws(Failure) -> String {
+    /// The service's present, `local` judged for `options`.
+    public func state(options: Options) throws(Failure) -> State {
         let connection = try connect()
         _ = try subscribe(connection, options)
         let reply = try call(connection, "GetState")
-        guard reply.hasSignature("s"), let text = try? reply.readString(limit: 1 << 20) else {
-            throw Failure(name: nil, description: "the service's state has the wrong type")
+        do {
+            guard reply.hasSignature("a{sv}") else { throw WatcherValueReader.Refusal(description: "not a{sv}") }
+            return try WatcherValueReader.state(reply.readValue())
+        } catch {
+            throw Failure(name: nil, description: "the service's state does not read: \(error)")
         }
-        return text
     }
 
     /// Asks the service to show (`true`) or hide the keyboard; returns once it accepted.
@@ -76,11 +106,11 @@ public final class SessionServiceClient: Sendable {
         _ = try call(connection, show ? "Show" : "Hide")
     }
 
-    /// Subscribes and passes each line the service sends to `onLine` (an event's, or with
-    /// `options.progress` a progress frame's, JSON), until ``stop()``; `onEnd` is called once if
-    /// the service or the bus goes away first.
+    /// Subscribes and passes what the service sends to `onReceive` (each event, and with
+    /// `options.progress` each progress frame), until ``stop()``; `onEnd` is called once if the
+    /// service or the bus goes away first.
     public func watch(
-        options: Options, onLine: @escaping @Sendable (String) -> Void,
+        options: Options, onReceive: @escaping @Sendable (Received) -> Void,
         onEnd: @escaping @Sendable (String) -> Void
     ) throws(Failure) {
         let loop: KeyboardRunLoop
@@ -94,7 +124,7 @@ public final class SessionServiceClient: Sendable {
         do {
             made = try loop.performAndWait { context in
                 Result { () throws(Failure) -> ClientState in
-                    try self.start(on: context, options: options, onLine: onLine, onEnd: onEnd)
+                    try self.start(on: context, options: options, onReceive: onReceive, onEnd: onEnd)
                 }
             }
         } catch {
@@ -110,7 +140,7 @@ public final class SessionServiceClient: Sendable {
     }
 
     private func start(
-        on context: LoopContext, options: Options, onLine: @escaping @Sendable (String) -> Void,
+        on context: LoopContext, options: Options, onReceive: @escaping @Sendable (Received) -> Void,
         onEnd: @escaping @Sendable (String) -> Void
     ) throws(Failure) -> ClientState {
         let connection = try connect()
@@ -135,10 +165,7 @@ public final class SessionServiceClient: Sendable {
             for member in ["SubscriberEvent", "SubscriberProgress"] {
                 state.slots.append(
                     try connection.addMatch(base + ",member='\(member)'", from: state.service.origin) { message in
-                        guard message.hasSignature("s"), let line = try? message.readString(limit: 64 * 1024) else {
-                            return
-                        }
-                        onLine(line)
+                        onReceive(Self.received(message, progress: member == "SubscriberProgress"))
                     })
             }
             state.slots.append(
@@ -158,6 +185,20 @@ public final class SessionServiceClient: Sendable {
         state.service.owner = try subscribe(connection, options)
         state.pump.onBroken = { reason in end(reason) }
         return state
+    }
+
+    /// A subscriber signal's value, read as its interface says.
+    private static func received(_ message: BusMessage, progress: Bool) -> Received {
+        do {
+            guard message.hasSignature("a{sv}") else {
+                throw WatcherValueReader.Refusal(description: "its signature is not a{sv}")
+            }
+            let value = try message.readValue()
+            return progress
+                ? .progress(try WatcherValueReader.progress(value)) : .update(try WatcherValueReader.update(value))
+        } catch {
+            return .refused("the service's \(progress ? "progress frame" : "event") does not read: \(error)")
+        }
     }
 
     /// Unsubscribes (the connection closes) and ends the client's thread. Idempotent.

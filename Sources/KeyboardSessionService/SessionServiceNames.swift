@@ -1,16 +1,16 @@
 /// The session service's names on the bus, its errors and its interface, whose XML is
-/// Interfaces/org.keyboardadapter.Watcher1.xml (RepositoryTests keep the text here identical).
+/// Interfaces/org.keyboardadapter.Watcher2.xml (RepositoryTests keep the text here identical).
 public enum SessionServiceNames {
     /// The well-known name the service owns on the session bus.
     public static let busName = "org.keyboardadapter.Watcher"
     /// The object the interface is on.
     public static let objectPath = "/org/keyboardadapter/Watcher"
-    /// The interface, version 1.
-    public static let interfaceName = "org.keyboardadapter.Watcher1"
+    /// The interface, version 2: updates as D-Bus values.
+    public static let interfaceName = "org.keyboardadapter.Watcher2"
     /// The interface's version, its `Version` property.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     /// The prefix of the interface's error names (`….LimitsExceeded`, `….Unsupported`, ...).
-    public static let errorPrefix = "org.keyboardadapter.Watcher1.Error."
+    public static let errorPrefix = "org.keyboardadapter.Watcher2.Error."
 
     /// The introspection data served by `Introspect`.
     static let introspection = #"""
@@ -19,16 +19,40 @@ public enum SessionServiceNames {
         <!--
           KeyboardAdapter's session service: one watcher of the on-screen keyboards for every app of the
           session, served by kbwatch in its serve mode under the name org.keyboardadapter.Watcher at
-          /org/keyboardadapter/Watcher. Every JSON text is a kbwatch JSON Lines object, schema 1 (see the
-          README): the same fields, in the same order, as kbwatch prints in its json mode.
+          /org/keyboardadapter/Watcher.
+
+          An update (Event, SubscriberEvent) is an a{sv} with these keys; a key is left out where its
+          value is unknown:
+            event s                 willShow, didShow, willHide, didHide, willChangeFrame, didChangeFrame
+            time x                  when it was produced, in microseconds since 1970-01-01 UTC
+            backend s               x11, wayland, kwin, gnome
+            keyboard a{sv}          id s, name s, kind s (keyboard, inputMethodPanel), pid u
+            output a{sv}            name s, frame (iiii)
+            begin_frame (iiii)      where the transition began: x, y, width, height, in the screen's pixels
+            end_frame (iiii)        where it ends (see end_frame_predicted)
+            visible b               whether the keyboard is visible once the transition completes
+            docked b                whether it spans an edge of its output
+            docked_edge s           that edge: top, bottom, left, right
+            local b                 whether the window it came up for is the subscriber's (SubscriberEvent only)
+            animation_duration d    seconds
+            animation_curve s       none, linear, easeIn, easeOut, easeInOut, unknown
+            layout a{sv}            name s, code s
+            geometry s              how the frames were obtained: reported, derived, derivedUpperBound, unknown
+            end_frame_predicted b   whether end_frame is a predicted destination
+            timing s                where the duration comes from: measured, predicted, unknown
+          A progress frame (SubscriberProgress) has the keys of an update but event, visible, timing and
+          the animation's, and: transition s (the will event under way), frame (iiii) (where the keyboard
+          is now), elapsed d (seconds since the transition's first frame), fraction d (0 to 1, when the
+          destination is known). A visible keyboard (Keyboards, GetState) has keyboard, output, frame,
+          docked, docked_edge, local, layout and geometry.
         -->
         <node>
-          <interface name="org.keyboardadapter.Watcher1">
-            <!-- This interface's version: 1. -->
+          <interface name="org.keyboardadapter.Watcher2">
+            <!-- This interface's version: 2. -->
             <property name="Version" type="u" access="read">
               <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
             </property>
-            <!-- The backend watching: x11, wayland, kwin. -->
+            <!-- The backend watching: x11, wayland, kwin, gnome. -->
             <property name="Backend" type="s" access="read">
               <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
             </property>
@@ -36,50 +60,53 @@ public enum SessionServiceNames {
             <property name="Visible" type="b" access="read">
               <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"/>
             </property>
-            <!-- The visible keyboards: the JSON array "keyboards" of kbwatch's state in json, "local" null. -->
-            <property name="Keyboards" type="s" access="read">
+            <!-- The visible keyboards, without local. -->
+            <property name="Keyboards" type="aa{sv}" access="read">
               <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="true"/>
             </property>
 
             <!--
               Subscribe: the caller gets SubscriberEvent signals (and SubscriberProgress ones when
-              options has "progress" true), addressed to it alone, with "local" judged for it: by its
-              process (the bus says which; "caller" false leaves it out) and by the ids in options:
-              "pids" (au), "window_ids" (at, X11), "app_ids" (as), at most 64 of each. Unknown options
-              are ignored. Calling it again replaces the options. At most 256 subscribers; the 257th
-              gets org.keyboardadapter.Watcher1.Error.LimitsExceeded. A subscriber whose connection
-              closes is forgotten.
+              options has "progress" true), addressed to it alone, with local judged for it: by its own
+              process (the bus says which; "caller" false leaves it out), by the app id of its sandbox,
+              and by the ids in options that are its own (see the README's security section): "pids"
+              (au), "window_ids" (at, X11), "app_ids" (as), at most 64 of each. Unknown options are
+              ignored. Calling it again replaces the options. At most 256 subscribers, 32 of one user or
+              app; the next gets org.keyboardadapter.Watcher2.Error.LimitsExceeded. A subscriber whose
+              connection closes is forgotten.
             -->
             <method name="Subscribe">
               <arg name="options" type="a{sv}" direction="in"/>
             </method>
             <method name="Unsubscribe"/>
 
-            <!-- The present: the object kbwatch prints for its state in json, "local" judged for the caller
-                 when it has subscribed, else null. -->
+            <!-- The present: visible b, keyboards aa{sv} (local judged for the caller when it has
+                 subscribed), services aa{sv} (name s, keyboard s, address s, status s: unknown, noBus,
+                 notRunning, running; visible b, pid u, problem s), reserved aa{sv} (output a{sv}, edge s,
+                 frame (iiii)). -->
             <method name="GetState">
-              <arg name="state" type="s" direction="out"/>
+              <arg name="state" type="a{sv}" direction="out"/>
             </method>
 
             <!--
               Show or hide the keyboard, through its own service or the display server, as kbwatch's
               show and hide modes; the reply comes once the keyboard accepted. Errors:
-              org.keyboardadapter.Watcher1.Error.Unsupported, .NotVisible, .Failed, with the reason.
+              org.keyboardadapter.Watcher2.Error.Unsupported, .NotVisible, .Failed, with the reason.
             -->
             <method name="Show"/>
             <method name="Hide"/>
 
-            <!-- Every event, to everyone listening, "local" null. -->
+            <!-- Every event, to everyone listening, without local. -->
             <signal name="Event">
-              <arg name="update" type="s"/>
+              <arg name="update" type="a{sv}"/>
             </signal>
-            <!-- Every event, to one subscriber, "local" judged for it. -->
+            <!-- Every event, to one subscriber, local judged for it. -->
             <signal name="SubscriberEvent">
-              <arg name="update" type="s"/>
+              <arg name="update" type="a{sv}"/>
             </signal>
             <!-- Every progress frame, to one subscriber that asked for them. -->
             <signal name="SubscriberProgress">
-              <arg name="progress" type="s"/>
+              <arg name="progress" type="a{sv}"/>
             </signal>
           </interface>
         </node>

@@ -1,5 +1,4 @@
 import Glibc
-import KbwatchOutput
 import KeyboardAdapterCore
 import KeyboardServices
 
@@ -20,14 +19,18 @@ final class SessionServiceObject {
     private let loop: KeyboardRunLoop
     private var slot: BusSlot?
     private var subscribers = SessionSubscribers()
-    /// Subscribe calls waiting for the bus to tell the caller's pid, and show or hide requests
-    /// waiting for the keyboard: bounded together.
-    private var waiting: [Int: BusMessage] = [:]
+    /// Calls waiting for the bus to tell who sent them, and show or hide requests waiting for
+    /// the keyboard: bounded together, and the requests for each client.
+    private var waiting: [Int: Waiting] = [:]
+    private var waitingShares: [String: Int] = [:]
+    private struct Waiting {
+        var call: BusMessage
+        /// The client's share it counts against, once known.
+        var share: String?
+    }
     private var nextWaiting = 0
-    private let writer = JSONWriter()
-    /// What the properties say now.
-    private var visible = false
-    private var keyboardsJSON = "[]"
+    /// The visible keyboards, `local` unjudged: what the properties say now.
+    private var present: [KeyboardState] = []
     /// Called once when no client has subscribed for the idle time.
     var onIdle: (() -> Void)?
 
@@ -48,39 +51,42 @@ final class SessionServiceObject {
 
     // MARK: - Publishing
 
-    /// Publishes an event: to each subscriber with its own `local`, then to everyone with `local`
-    /// null. The subscribers' signals go first: each is one message to one client, where the
+    /// Publishes an event: to each subscriber with its own `local`, then to everyone without
+    /// `local`. The subscribers' signals go first: each is one message to one client, where the
     /// broadcast is matched by the bus against every connection's rules.
     func publish(_ update: KeyboardUpdate) {
         var anonymous = update
         anonymous.isLocal = nil
-        let everyone = writer.line(for: anonymous)
-        // One text per verdict (true, false, unknown), however many subscribers share it.
-        var judgedTrue: String?
-        var judgedFalse: String?
+        let everyone = WatcherValues.update(anonymous)
+        // One value per verdict (true, false, unknown), however many subscribers share it.
+        var judgedTrue: BusValue?
+        var judgedFalse: BusValue?
+        var sandboxes = FocusSandboxes()
         for name in subscribers.names {
-            guard let local = subscribers.byName[name]?.identity.isLocal(given: update.focus) else {
+            guard let local = subscribers.byName[name]?.judgement.isLocal(given: update.focus, sandboxes: &sandboxes)
+            else {
                 emit("SubscriberEvent", everyone, to: name)
                 continue
             }
-            let text = local ? judgedTrue : judgedFalse
-            if let text {
-                emit("SubscriberEvent", text, to: name)
+            let value = local ? judgedTrue : judgedFalse
+            if let value {
+                emit("SubscriberEvent", value, to: name)
                 continue
             }
             var judged = update
             judged.isLocal = local
-            let made = writer.line(for: judged)
+            let made = WatcherValues.update(judged)
             if local { judgedTrue = made } else { judgedFalse = made }
             emit("SubscriberEvent", made, to: name)
         }
         emit("Event", everyone)
-        let before = (visible, keyboardsJSON)
+        let before = present
         refreshPresent()
-        if before != (visible, keyboardsJSON) {
+        if before != present {
             let changed: [BusValue] = [
                 .string(SessionServiceNames.interfaceName),
-                .dictionary([("Visible", .bool(visible)), ("Keyboards", .string(keyboardsJSON))]), .strings([]),
+                .dictionary([("Visible", .bool(!present.isEmpty)), ("Keyboards", WatcherValues.keyboards(present))]),
+                .strings([]),
             ]
             try? connection.emit(
                 path: SessionServiceNames.objectPath, interface: "org.freedesktop.DBus.Properties",
@@ -91,30 +97,30 @@ final class SessionServiceObject {
 
     /// Publishes a progress frame to the subscribers that asked for them.
     func publish(_ progress: KeyboardProgress) {
-        var line: String?
+        var value: BusValue?
         for name in subscribers.names where subscribers.byName[name]?.options.progress == true {
-            line = line ?? writer.line(forProgress: progress)
-            emit("SubscriberProgress", line!, to: name)
+            value = value ?? WatcherValues.progress(progress)
+            emit("SubscriberProgress", value!, to: name)
         }
-        if line != nil { pump.needsProcessing() }
+        if value != nil { pump.needsProcessing() }
     }
 
-    private func emit(_ member: String, _ json: String, to destination: String? = nil) {
+    private func emit(_ member: String, _ value: BusValue, to destination: String? = nil) {
         // When the bus takes no more for one client (one that never reads), that one misses it
         // and the others go on.
         try? connection.emit(
             path: SessionServiceNames.objectPath, interface: SessionServiceNames.interfaceName, member: member,
-            text: json, destination: destination)
+            [value], destination: destination)
     }
 
+    /// The visible keyboards without `local`, as the properties say them.
     private func refreshPresent() {
-        let keyboards = manager.visibleKeyboards.map { state -> KeyboardState in
+        present = manager.visibleKeyboards.map { state -> KeyboardState in
             var anonymous = state
             anonymous.isLocal = nil
+            anonymous.focus = nil
             return anonymous
         }
-        visible = !keyboards.isEmpty
-        keyboardsJSON = writer.keyboardsJSON(keyboards)
     }
 
     // MARK: - Calls
@@ -150,7 +156,7 @@ final class SessionServiceObject {
     private var properties: [(String, BusValue)] {
         [
             ("Version", .uint32(SessionServiceNames.version)), ("Backend", .string(manager.backendName)),
-            ("Visible", .bool(visible)), ("Keyboards", .string(keyboardsJSON)),
+            ("Visible", .bool(!present.isEmpty)), ("Keyboards", WatcherValues.keyboards(present)),
         ]
     }
 
@@ -180,42 +186,72 @@ final class SessionServiceObject {
         }
         if subscribers[sender] != nil {
             // Subscribing again replaces the options.
-            subscribers[sender]?.options = options
+            subscribers.update(sender, options: options)
             try? connection.reply(to: call, [])
             return
         }
         guard subscribers.count < configuration.maximumSubscribers, waiting.count < configuration.maximumSubscribers
-        else {
-            return refuse(
-                call, SessionServiceNames.errorPrefix + "LimitsExceeded",
-                "\(configuration.maximumSubscribers) clients are subscribed already")
-        }
+        else { return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already") }
+        // Watched from before the bus says who the caller is, so that its end is never missed.
         let rule =
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
         let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
-        subscribers[sender] = SessionSubscribers.Subscriber(options: options, ownerWatch: watch)
-        disarmIdle()
-        // The caller's process, from the bus: Subscribe returns once it is known.
+        identify(call) { [unowned self] call, caller in
+            guard subscribers[sender] == nil else {
+                subscribers.update(sender, options: options)
+                try? connection.reply(to: call, [])
+                return
+            }
+            guard subscribers.perShare[caller.share, default: 0] < configuration.maximumSubscribersPerClient else {
+                return limitsExceeded(
+                    call, "\(caller.share) has \(configuration.maximumSubscribersPerClient) subscriptions already")
+            }
+            subscribers.add(sender, SessionSubscribers.Subscriber(options: options, caller: caller, ownerWatch: watch))
+            disarmIdle()
+            try? connection.reply(to: call, [])
+            replayPresent(to: sender)
+        }
+    }
+
+    private func limitsExceeded(_ call: BusMessage, _ reason: String) {
+        refuse(call, SessionServiceNames.errorPrefix + "LimitsExceeded", reason)
+    }
+
+    /// Holds `call` while the bus says who sent it (`GetConnectionCredentials`), then passes
+    /// it on with the caller; a caller the bus cannot tell is refused. Bounded with the requests
+    /// waiting.
+    private func identify(_ call: BusMessage, then next: @escaping (BusMessage, SessionCaller) -> Void) {
+        guard let sender = call.sender else { return invalid(call, "a call without a sender") }
         let id = hold(call)
         let asked = try? connection.callAsync(
-            .busDriver("GetConnectionUnixProcessID", [.string(sender)]), timeout: 5
+            .busDriver("GetConnectionCredentials", [.string(sender)]), timeout: 5
         ) { [unowned self] reply in
-            if reply.error == nil, reply.hasSignature("u"), let pid = try? reply.readUInt32(), pid > 0,
-                pid <= UInt32(Int32.max)
-            {
-                subscribers[sender]?.pid = Int32(pid)
+            let caller = Self.caller(from: reply)
+            guard let held = release(id) else { return }
+            if let caller {
+                next(held, caller)
+            } else {
+                refuse(held, SessionServiceNames.errorPrefix + "Failed", "the bus does not say who the caller is")
             }
-            if let held = release(id) { try? connection.reply(to: held, []) }
-            replayPresent(to: sender)
             pump.needsProcessing()
         }
         if let asked {
             pidQueries[id] = asked
         } else if let held = release(id) {
-            try? connection.reply(to: held, [])
-            replayPresent(to: sender)
+            refuse(held, SessionServiceNames.errorPrefix + "Failed", "the bus cannot be asked who the caller is")
         }
+    }
+
+    private static func caller(from reply: BusMessage) -> SessionCaller? {
+        guard reply.error == nil, reply.hasSignature("a{sv}"),
+            case .dictionary(let entries) = try? reply.readValue(limits: BusMessage.ReadLimits(values: 1024))
+        else { return nil }
+        var numbers: [String: Int64] = [:]
+        for key in ["UnixUserID", "ProcessID"] {
+            if case .integer(let number) = entries[key] { numbers[key] = number }
+        }
+        return SessionCaller(credentials: numbers)
     }
 
     /// A new subscriber hears of the keyboards already up as a watcher started now would: a
@@ -224,7 +260,9 @@ final class SessionServiceObject {
         guard let subscriber = subscribers[name] else { return }
         for state in manager.visibleKeyboards {
             var judged = state
-            judged.isLocal = subscriber.identity.isLocal(given: state.focus)
+            var sandboxes = FocusSandboxes()
+            judged.isLocal = subscriber.judgement.isLocal(given: state.focus, sandboxes: &sandboxes)
+            judged.focus = nil
             let begin =
                 state.hasKnownFrame
                 ? state.output.map { state.frame.movedOffScreen(through: state.dockedEdge ?? .bottom, of: $0.frame) }
@@ -233,23 +271,30 @@ final class SessionServiceObject {
                 let update = KeyboardUpdate(
                     event: event, state: judged, backend: manager.backendName, beginFrame: begin, endFrame: state.frame,
                     timing: .unknown, isVisible: true)
-                emit("SubscriberEvent", writer.line(for: update), to: name)
+                emit("SubscriberEvent", WatcherValues.update(update), to: name)
             }
         }
     }
 
     private var pidQueries: [Int: BusSlot] = [:]
 
-    private func hold(_ call: BusMessage) -> Int {
+    /// Holds a call that waits, counted against `share` when its client is known.
+    private func hold(_ call: BusMessage, share: String? = nil) -> Int {
         let id = nextWaiting
         nextWaiting += 1
-        waiting[id] = call
+        waiting[id] = Waiting(call: call, share: share)
+        if let share { waitingShares[share, default: 0] += 1 }
         return id
     }
 
     private func release(_ id: Int) -> BusMessage? {
         pidQueries.removeValue(forKey: id)
-        return waiting.removeValue(forKey: id)
+        guard let held = waiting.removeValue(forKey: id) else { return nil }
+        if let share = held.share {
+            waitingShares[share, default: 1] -= 1
+            if waitingShares[share] == 0 { waitingShares[share] = nil }
+        }
+        return held.call
     }
 
     private func unsubscribe(_ call: BusMessage) {
@@ -270,28 +315,36 @@ final class SessionServiceObject {
     }
 
     private func state(_ call: BusMessage) {
-        let identity = call.sender.flatMap { subscribers[$0]?.identity }
+        let judgement = call.sender.flatMap { subscribers[$0]?.judgement }
         let keyboards = manager.visibleKeyboards.map { state -> KeyboardState in
             var judged = state
-            judged.isLocal = identity?.isLocal(given: state.focus)
+            var sandboxes = FocusSandboxes()
+            judged.isLocal = judgement?.isLocal(given: state.focus, sandboxes: &sandboxes)
+            judged.focus = nil
             return judged
         }
-        let text = writer.lines(forState: keyboards, services: manager.keyboardServices).joined()
-        try? connection.reply(to: call, [.string(text)])
+        try? connection.reply(
+            to: call,
+            [WatcherValues.state(keyboards, services: manager.keyboardServices, reserved: manager.reservedStrips)])
     }
 
     private func request(_ call: BusMessage, show: Bool) {
         guard waiting.count < configuration.maximumSubscribers else {
-            return refuse(call, SessionServiceNames.errorPrefix + "LimitsExceeded", "too many requests waiting")
+            return limitsExceeded(call, "too many requests waiting")
         }
-        let id = hold(call)
-        let loop = loop
-        let object = LoopConfined(self)
-        let finish: @Sendable (Result<Void, KeyboardControlError>) -> Void = { result in
-            // The manager answers on its loop or the caller's thread: the reply goes from here.
-            loop.perform { object.value?.answer(id, result) }
+        identify(call) { [unowned self] call, caller in
+            guard waitingShares[caller.share, default: 0] < configuration.maximumSubscribersPerClient else {
+                return limitsExceeded(call, "\(caller.share) has too many requests waiting")
+            }
+            let id = hold(call, share: caller.share)
+            let loop = loop
+            let object = LoopConfined(self)
+            let finish: @Sendable (Result<Void, KeyboardControlError>) -> Void = { result in
+                // The manager answers on its loop or the caller's thread: the reply goes from here.
+                loop.perform { object.value?.answer(id, result) }
+            }
+            if show { manager.showKeyboard(completion: finish) } else { manager.hideKeyboard(completion: finish) }
         }
-        if show { manager.showKeyboard(completion: finish) } else { manager.hideKeyboard(completion: finish) }
     }
 
     private func answer(_ id: Int, _ result: Result<Void, KeyboardControlError>) {
@@ -333,6 +386,7 @@ final class SessionServiceObject {
         slot = nil
         pidQueries.removeAll()
         waiting.removeAll()
+        waitingShares.removeAll()
         for name in subscribers.names { subscribers.remove(name) }
         pump.close()
     }

@@ -88,62 +88,105 @@ struct SubscribeOptions: Sendable, Hashable {
     }
 }
 
-/// The clients subscribed now, by unique bus name, each with the identity its `local` is judged
-/// against: its own process (as the bus tells it) and the ids it named. Bounded by
-/// ``SessionServiceConfiguration/maximumSubscribers``.
+/// How a subscriber's `local` is judged.
+enum LocalJudgement: Sendable {
+    /// Outside a sandbox: against its process and the ids it named that count for it.
+    case host(AppIdentity)
+    /// In a sandbox: a focused window is its own when the window's process runs in a sandbox
+    /// of its app id; what windows say of themselves (app ids, `WM_CLASS`) does not count.
+    case sandbox(appID: String)
+
+    /// `local` for a focus: nil when the focus says too little to tell.
+    func isLocal(given focus: FocusedTopLevel?, sandboxes: inout FocusSandboxes) -> Bool? {
+        switch self {
+        case .host(let identity): return identity.isLocal(given: focus)
+        case .sandbox(let appID):
+            guard let focus, focus.knows.contains(.processes) else { return nil }
+            return sandboxes.appIDs(of: focus).contains(appID)
+        }
+    }
+}
+
+/// The sandboxes of one focus's processes, read once however many subscribers ask.
+struct FocusSandboxes {
+    private var read: [String]?
+
+    /// An empty cache, for one event.
+    init() {}
+
+    mutating func appIDs(of focus: FocusedTopLevel) -> [String] {
+        if let read { return read }
+        let found = focus.processIDs.prefix(8).compactMap { Sandbox.appID(ofProcess: $0) }
+        read = found
+        return found
+    }
+}
+
+/// The clients subscribed now, by unique bus name, each with who it is and how its `local` is
+/// judged. Bounded by ``SessionServiceConfiguration/maximumSubscribers``, and for each client
+/// (a sandboxed app, or a process outside any sandbox) by
+/// ``SessionServiceConfiguration/maximumSubscribersPerClient``.
 struct SessionSubscribers {
     struct Subscriber {
         var options: SubscribeOptions {
-            didSet { identity = Self.identity(options, pid) }
+            didSet { judgement = Self.judgement(options, caller) }
         }
-        /// The client's process, as the bus says; nil until it has said.
-        var pid: Int32? {
-            didSet { identity = Self.identity(options, pid) }
-        }
+        /// Who the client is, as the bus and the kernel say.
+        let caller: SessionCaller
         /// Follows the client's name, which going away forgets it.
         var ownerWatch: BusSlot?
-        /// What its `local` is judged against, kept as the options and the pid change: judged
-        /// on every event, for every subscriber.
-        private(set) var identity: AppIdentity
+        /// How its `local` is judged, kept as the options change: used on every event, for
+        /// every subscriber.
+        private(set) var judgement: LocalJudgement
 
-        init(options: SubscribeOptions, ownerWatch: BusSlot?) {
+        init(options: SubscribeOptions, caller: SessionCaller, ownerWatch: BusSlot?) {
             self.options = options
+            self.caller = caller
             self.ownerWatch = ownerWatch
-            identity = Self.identity(options, nil)
+            judgement = Self.judgement(options, caller)
         }
 
-        private static func identity(_ options: SubscribeOptions, _ pid: Int32?) -> AppIdentity {
-            AppIdentity(
-                processIDs: (options.caller ? pid.map { [$0] } ?? [] : []) + options.processIDs,
-                windowIDs: options.windowIDs,
-                appIDs: options.appIDs)
+        private static func judgement(_ options: SubscribeOptions, _ caller: SessionCaller) -> LocalJudgement {
+            if let appID = caller.sandboxAppID { return .sandbox(appID: appID) }
+            let own = caller.own(options)
+            return .host(
+                AppIdentity(
+                    processIDs: (options.caller ? [caller.pid] : []) + own.processIDs, windowIDs: own.windowIDs,
+                    appIDs: own.appIDs))
         }
     }
 
     private(set) var byName: [String: Subscriber] = [:]
     /// The names in order, kept as subscribers come and go rather than sorted on every event.
     private(set) var names: [String] = []
+    /// How many subscribers each client's share holds.
+    private(set) var perShare: [String: Int] = [:]
 
     var count: Int { byName.count }
     var isEmpty: Bool { byName.isEmpty }
 
-    subscript(name: String) -> Subscriber? {
-        get { byName[name] }
-        set {
-            guard let newValue else {
-                remove(name)
-                return
-            }
-            if byName.updateValue(newValue, forKey: name) == nil {
-                names.insert(name, at: names.firstIndex { $0 > name } ?? names.endIndex)
-            }
+    subscript(name: String) -> Subscriber? { byName[name] }
+
+    /// Adds a subscriber, or replaces the options of one subscribed already.
+    mutating func add(_ name: String, _ subscriber: Subscriber) {
+        if let old = byName.updateValue(subscriber, forKey: name) {
+            perShare[old.caller.share, default: 1] -= 1
+        } else {
+            names.insert(name, at: names.firstIndex { $0 > name } ?? names.endIndex)
         }
+        perShare[subscriber.caller.share, default: 0] += 1
     }
+
+    /// Replaces a subscriber's options.
+    mutating func update(_ name: String, options: SubscribeOptions) { byName[name]?.options = options }
 
     @discardableResult
     mutating func remove(_ name: String) -> Subscriber? {
         guard let removed = byName.removeValue(forKey: name) else { return nil }
         names.removeAll { $0 == name }
+        let share = removed.caller.share
+        perShare[share, default: 1] -= 1
+        if perShare[share] == 0 { perShare[share] = nil }
         return removed
     }
 }

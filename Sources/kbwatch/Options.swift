@@ -46,6 +46,8 @@ struct Options: Equatable {
     var idleExit: Double? = 30
     /// `--serve`: the most clients subscribed at once.
     var maximumSubscribers = 256
+    /// `--serve`: the most subscriptions of one client (a sandboxed app, or one process).
+    var maximumSubscribersPerClient = 32
     /// `--install-gnome-extension`: the GNOME Shell version to install for, instead of the one
     /// that runs or is installed here.
     var gnomeShellVersion: String?
@@ -177,6 +179,13 @@ extension Options {
                     throw UsageError("--max-subscribers needs a number from 1 to 4096, not '\(text)'")
                 }
                 options.maximumSubscribers = count
+            case "--max-subscribers-per-client":
+                serviceLimits.append(flag)
+                let text = try value(flag, inline: inline)
+                guard let count = Int(text), (1...4096).contains(count) else {
+                    throw UsageError("--max-subscribers-per-client needs a number from 1 to 4096, not '\(text)'")
+                }
+                options.maximumSubscribersPerClient = count
             case "--idle-exit":
                 serviceTimes.append(flag)
                 let text = try value(flag, inline: inline)

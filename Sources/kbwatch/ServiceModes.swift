@@ -17,7 +17,8 @@ enum ServiceModes {
         let service = KeyboardSessionService(
             manager: manager,
             configuration: SessionServiceConfiguration(
-                idleExit: options.idleExit, maximumSubscribers: options.maximumSubscribers))
+                idleExit: options.idleExit, maximumSubscribers: options.maximumSubscribers,
+                maximumSubscribersPerClient: options.maximumSubscribersPerClient))
         do throws(SessionServiceError) {
             try service.start(onIdle: { exit(ExitCode.success.rawValue) })
         } catch {
@@ -40,21 +41,24 @@ enum ServiceModes {
         do throws(SessionServiceClient.Failure) {
             switch options.mode {
             case .state:
-                let text = try client.state(options: subscription)
-                let visible = printState(text, writer: writer)
-                exit(visible ? ExitCode.success.rawValue : ExitCode.noKeyboardVisible.rawValue)
+                let state = try client.state(options: subscription)
+                writer.lines(forState: state.keyboards, services: state.services, reserved: state.reserved).forEach {
+                    emit($0)
+                }
+                exit(state.keyboards.isEmpty ? ExitCode.noKeyboardVisible.rawValue : ExitCode.success.rawValue)
             case .show, .hide:
                 try client.request(show: options.mode == .show)
                 exit(ExitCode.success.rawValue)
             default:
                 try client.watch(
                     options: subscription,
-                    onLine: { line in
-                        if writer is JSONWriter { return emit(line) }
-                        switch try? JSONLineReader.read(line) {
+                    onReceive: { received in
+                        // Every line is written from the values read, in kbwatch's own format:
+                        // nothing the bus carried reaches the output as it came.
+                        switch received {
                         case .update(let update): emit(writer.line(for: update))
                         case .progress(let progress): emit(writer.line(forProgress: progress))
-                        case nil: break
+                        case .refused(let reason): emit("kbwatch: " + TerminalText.escape(reason), to: 2)
                         }
                     },
                     onEnd: { reason in fail(.backendFailed, reason) })
@@ -71,18 +75,5 @@ enum ServiceModes {
         while sigwait(&stopSignals, &received) != 0 {}
         client.stop()
         exit(ExitCode.success.rawValue)
-    }
-
-    /// Prints the service's state in `writer`'s format; true when a keyboard is visible.
-    private static func printState(_ text: String, writer: any EventWriter) -> Bool {
-        let visible = text.contains("\"visible\":true")
-        if writer is JSONWriter {
-            emit(text)
-            return visible
-        }
-        // The human and template formats print the state from its values.
-        guard let states = try? JSONLineReader.readState(text) else { return visible }
-        writer.lines(forState: states).forEach { emit($0) }
-        return !states.isEmpty
     }
 }

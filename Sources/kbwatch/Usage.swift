@@ -42,6 +42,9 @@ enum Usage {
           --idle-exit S        with --serve: end after S seconds without a subscriber
           --stay               with --serve: never end for want of subscribers
           --max-subscribers N  with --serve: at most N clients subscribed at once (default 256)
+          --max-subscribers-per-client N
+                               with --serve: at most N of one sandboxed app or one process
+                               (default 32)
           --from-service       watch (or --state, --show, --hide) through the session service
                                instead of watching here; the bus starts it when installed
           --install-gnome-extension

@@ -15,7 +15,7 @@ struct ForgedSignalTests {
         let world = try SessionServiceTests.World(idleExit: "30")
         defer { world.stop() }
         let env = world.environment
-        let client = try Kbwatch.start(["--json", "--from-service", "--pid", "4242"], environment: env)
+        let client = try Kbwatch.start(["--json", "--from-service", "--pid", String(world.mine.pid)], environment: env)
         try world.bus.waitForName("org.keyboardadapter.Watcher")
         let owner = try world.bus.owner(of: "org.keyboardadapter.Watcher")
         let service = try #require(owner.flatMap { try? world.bus.pid(of: $0) }, "the service's pid")
@@ -32,7 +32,7 @@ struct ForgedSignalTests {
             .nameLost("org.keyboardadapter.Watcher"), toConnectionsOf: client.pid, bus: world.bus.address)
         try ForgedSignals.send(
             .string(
-                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher1",
+                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
                 member: "SubscriberEvent", value: "FORGED\u{1B}[31m"), toConnectionsOf: client.pid,
             bus: world.bus.address)
         Thread.sleep(forTimeInterval: 0.5)

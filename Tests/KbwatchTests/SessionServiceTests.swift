@@ -7,12 +7,16 @@ import Testing
 @Suite("kbwatch --serve: one watcher for the session")
 struct SessionServiceTests {
     /// An X session with openbox, a private session bus whose activation directory holds the
-    /// service's file, and two windows: 4242's focused, 4343's not.
+    /// service's file, and two windows of two processes of this user (which a subscriber may
+    /// name as its own): `mine`'s focused, `theirs`' not.
     final class World {
         let session: X11Session
         let bus: SessionBus
         let apps: XTestClient
         let serviceDirectory: String
+        /// The processes the two windows say they belong to (`_NET_WM_PID`).
+        let mine: ChildProcess
+        let theirs: ChildProcess
 
         init(idleExit: String = "1") throws {
             session = try X11Session()
@@ -28,16 +32,18 @@ struct SessionServiceTests {
                 directory: session.directory, home: session.directory + "/home", serviceDirectory: serviceDirectory)
             try bus.setActivationEnvironment(["DISPLAY": session.display, "HOME": session.directory + "/home"])
             apps = try XTestClient.connect(session.display)
-            let mine = apps.createWindow(
+            mine = try session.start("sleep", ["3600"])
+            theirs = try session.start("sleep", ["3600"])
+            let mineWindow = apps.createWindow(
                 x: 100, y: 100, width: 300, height: 200, classBytes: Array("app\0App\0".utf8),
                 titleBytes: Array("this app".utf8))
-            apps.setCardinals(mine, "_NET_WM_PID", [4242])
-            let theirs = apps.createWindow(
+            apps.setCardinals(mineWindow, "_NET_WM_PID", [UInt(mine.pid)])
+            let theirsWindow = apps.createWindow(
                 x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
                 titleBytes: Array("another app".utf8))
-            apps.setCardinals(theirs, "_NET_WM_PID", [4343])
-            try session.activate(theirs, readBy: apps)
-            try session.activate(mine, readBy: apps)
+            apps.setCardinals(theirsWindow, "_NET_WM_PID", [UInt(theirs.pid)])
+            try session.activate(theirsWindow, readBy: apps)
+            try session.activate(mineWindow, readBy: apps)
         }
 
         var environment: [String: String?] {
@@ -66,9 +72,10 @@ struct SessionServiceTests {
         defer { world.stop() }
         let env = world.environment
         // Activated by the first client.
-        let mine = try Kbwatch.start(["--json", "--from-service", "--pid", "4242"], environment: env)
+        let mine = try Kbwatch.start(["--json", "--from-service", "--pid", String(world.mine.pid)], environment: env)
         try world.bus.waitForName("org.keyboardadapter.Watcher")
-        let theirs = try Kbwatch.start(["--json", "--from-service", "--pid", "4343"], environment: env)
+        let theirs = try Kbwatch.start(
+            ["--json", "--from-service", "--pid", String(world.theirs.pid)], environment: env)
         let anyone = try Kbwatch.start(["--json", "--from-service"], environment: env)
         let direct = try Kbwatch.start(["--json", "--backend", "x11"], environment: env)
         let watchers = [mine, theirs, anyone, direct]
@@ -85,7 +92,7 @@ struct SessionServiceTests {
             }
         }
         // A subscriber that comes while the keyboard is up hears of it at once, at its frame.
-        let late = try Kbwatch.start(["--json", "--from-service", "--pid", "4242"], environment: env)
+        let late = try Kbwatch.start(["--json", "--from-service", "--pid", String(world.mine.pid)], environment: env)
         try Wait.require("the late subscriber's didShow (\(late.log))", timeout: 15) {
             late.log.contains(#""event":"didShow""#)
         }
@@ -199,12 +206,54 @@ struct SessionServiceTests {
         #expect(locals(clients[1]) == cycle(false) + cycle(true), "\(clients[1].errors)")
     }
 
+    @Test("progress frames and the state through the service print as kbwatch prints them watching itself")
+    func progressAndState() throws {
+        guard try Programs.ready(Self.programs) else { return }
+        let world = try World(idleExit: "30")
+        defer { world.stop() }
+        let env = world.environment
+        let served = try Kbwatch.start(["--json", "--progress", "--from-service"], environment: env)
+        try world.bus.waitForName("org.keyboardadapter.Watcher")
+        let direct = try Kbwatch.start(["--json", "--progress", "--backend", "x11"], environment: env)
+        Thread.sleep(forTimeInterval: 1)
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        for watcher in [served, direct] {
+            try Wait.require("didShow (\(watcher.log))", timeout: 15) { watcher.log.contains(#""event":"didShow""#) }
+        }
+        let window = try #require(
+            direct.log.firstMatch(of: /"id":"x11:0x([0-9a-f]+)"/).flatMap { UInt($0.1, radix: 16) })
+        let driver = try XTestClient.connect(world.session.display)
+        // Steps closer together than the settle interval: one move, its frames in between.
+        for step in 1...8 {
+            driver.configure(window, x: 100 + step * 20, y: 500)
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        for watcher in [served, direct] {
+            try Wait.require("didChangeFrame (\(watcher.log))", timeout: 15) {
+                watcher.log.contains(#""event":"didChangeFrame""#)
+            }
+        }
+        // Each watcher times the frames as it received them: the durations are its own.
+        func comparable(_ log: String) -> [String] {
+            Self.untimed(log).map { $0.replacing(/"animationDuration":[0-9.]+/, with: "") }
+        }
+        #expect(comparable(direct.log).contains { $0.contains(#""event":"progress""#) }, "\(direct.log)")
+        #expect(comparable(served.log) == comparable(direct.log))
+        let state = try Kbwatch.run(["--from-service", "--state", "--json"], environment: env)
+        let own = try Kbwatch.run(["--state", "--json", "--backend", "x11"], environment: env)
+        #expect(state.status == 0 && own.status == 0, "\(state.stderr) \(own.stderr)")
+        #expect(state.stdout == own.stdout)
+        let human = try Kbwatch.run(["--from-service", "--state"], environment: env)
+        #expect(human.stdout.hasPrefix("xvkbd"), "\(human.stdout)")
+    }
+
     /// A client that tries what hostile or broken clients do, through GDBus.
     static let hostileClient = #"""
-        import sys
+        import os, subprocess, sys
         from gi.repository import Gio, GLib
 
-        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher1"
+        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2"
         address = sys.argv[1]
 
         def connect():
@@ -229,7 +278,12 @@ struct SessionServiceTests {
         print("5000 subscriptions from one connection", sorted(results), flush=True)
         connections = [connect() for _ in range(60)]
         answers = [call(c, "Subscribe", ({},), "(a{sv})") for c in connections]
-        print("60 connections", answers.count("ok"), "ok,", answers.count("org.keyboardadapter.Watcher1.Error.LimitsExceeded"), "refused", flush=True)
+        print("60 connections", answers.count("ok"), "ok,", answers.count("org.keyboardadapter.Watcher2.Error.LimitsExceeded"), "refused", flush=True)
+        # This process has taken its share: another process still subscribes and asks.
+        other = subprocess.run(
+            [sys.argv[2], "--from-service", "--state", "--json"], capture_output=True, text=True,
+            env=dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address))
+        print(("another client while this one holds its share: %d %s" % (other.returncode, other.stderr.strip())).strip(), flush=True)
         for c in connections:
             c.close_sync(None)
         results = set(call(bus, "GetState", None, None) for _ in range(20000))
@@ -237,19 +291,20 @@ struct SessionServiceTests {
         """#
 
     @Test(
-        "hostile clients: wrong types, huge arguments, 5000 subscriptions, 60 connections for 50 places, 20000 calls, a stopped reader"
+        "hostile clients: wrong types, huge arguments, 5000 subscriptions, 60 connections for one client's 20 places, 20000 calls, a stopped reader"
     )
     func hostileClients() throws {
         guard try Programs.ready(Self.programs + ["/usr/bin/python3"]) else { return }
         let world = try World(idleExit: "30")
         defer { world.stop() }
         let env = world.environment
-        let service = try Kbwatch.start(["--serve", "--stay", "--max-subscribers", "50"], environment: env)
+        let service = try Kbwatch.start(
+            ["--serve", "--stay", "--max-subscribers", "50", "--max-subscribers-per-client", "20"], environment: env)
         defer { service.stop() }
         try world.bus.waitForName("org.keyboardadapter.Watcher")
         let script = world.session.directory + "/hostile.py"
         try Self.hostileClient.write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try Programs.run("/usr/bin/python3", [script, world.bus.address], timeout: 120)
+        let result = try Programs.run("/usr/bin/python3", [script, world.bus.address, Kbwatch.path], timeout: 120)
         let lines = result.output.split(separator: "\n").map(String.init)
         let invalid = "org.freedesktop.DBus.Error.InvalidArgs"
         #expect(lines.contains("wrong type \(invalid)"), "\(result.output)")
@@ -257,8 +312,10 @@ struct SessionServiceTests {
         #expect(lines.contains("many app ids \(invalid)"), "\(result.output)")
         #expect(lines.contains("huge app id \(invalid)"), "\(result.output)")
         #expect(lines.contains("5000 subscriptions from one connection ['ok']"), "\(result.output)")
-        // The script's own connection holds one of the 50 places.
-        #expect(lines.contains("60 connections 49 ok, 11 refused"), "\(result.output)")
+        // The script's own connection holds one of its process's 20 places; kbwatch, another
+        // process, subscribes and is answered (no keyboard is up: exit 1).
+        #expect(lines.contains("60 connections 19 ok, 41 refused"), "\(result.output)")
+        #expect(lines.contains("another client while this one holds its share: 1"), "\(result.output)")
         #expect(lines.contains("20000 GetState ['ok']"), "\(result.output)")
         let afterCalls = ProcessUsage.sample(pid: service.pid)
 

@@ -25,10 +25,10 @@ struct CompanionTests {
         #expect(file.contains("\"@RECEIVER@\""))
     }
 
-    @Test("the session service introspects as Interfaces/org.keyboardadapter.Watcher1.xml, byte for byte")
+    @Test("the session service introspects as Interfaces/org.keyboardadapter.Watcher2.xml, byte for byte")
     func serviceInterfaceEmbedded() throws {
         try Self.expectEmbedded(
-            "Interfaces/org.keyboardadapter.Watcher1.xml",
+            "Interfaces/org.keyboardadapter.Watcher2.xml",
             in: "Sources/KeyboardSessionService/SessionServiceNames.swift")
     }
 

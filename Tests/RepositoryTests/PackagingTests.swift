@@ -85,7 +85,7 @@ enum Packaging {
     /// What scripts/install installs under PREFIX (without the list).
     static let installedFiles = [
         "bin/kbwatch", "share/man/man1/kbwatch.1", "share/keyboard-adapter/kwin/keyboard-adapter.js",
-        "share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml",
+        "share/dbus-1/interfaces/org.keyboardadapter.Watcher2.xml",
         "share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
         "share/dbus-1/services/org.keyboardadapter.Watcher.service", "lib/systemd/user/keyboard-adapter.service",
     ]
@@ -357,7 +357,7 @@ struct PackageInstallTests {
             Set(files) == [
                 "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
                 "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
-                "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher1.xml",
+                "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher2.xml",
                 "/usr/share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
                 "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
                 "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",

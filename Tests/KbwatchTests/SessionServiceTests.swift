@@ -17,6 +17,8 @@ struct SessionServiceTests {
         /// The processes the two windows say they belong to (`_NET_WM_PID`).
         let mine: ChildProcess
         let theirs: ChildProcess
+        /// `mine`'s window, focused.
+        private(set) var mineWindow: UInt?
 
         init(idleExit: String = "1") throws {
             session = try X11Session()
@@ -44,6 +46,7 @@ struct SessionServiceTests {
             apps.setCardinals(theirsWindow, "_NET_WM_PID", [UInt(theirs.pid)])
             try session.activate(theirsWindow, readBy: apps)
             try session.activate(mineWindow, readBy: apps)
+            self.mineWindow = UInt(mineWindow)
         }
 
         var environment: [String: String?] {

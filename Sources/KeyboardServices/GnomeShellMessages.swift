@@ -5,7 +5,8 @@ import KeyboardAdapterCore
 /// bounded before it is believed: the extension runs inside the shell, but any peer can send a
 /// signal that looks like its own until its sender is checked.
 package enum GnomeShellMessages {
-    /// The extension's state, as `GetState` returns it and `VisibilityChanged` carries it.
+    /// The extension's state, as `GetState` returns it and `VisibilityChanged` with the `Focus`
+    /// before it carry it.
     package struct KeyboardState: Sendable, Hashable {
         /// Visible from the start of the slide in to the start of the slide out.
         package var visible: Bool
@@ -13,7 +14,8 @@ package enum GnomeShellMessages {
         package var frame: Rect?
         /// The monitor it is on, named `monitor N` (the shell's index); nil when none is.
         package var output: Output?
-        /// The focused window when the visibility last changed.
+        /// The focused window when the visibility last changed; nil when none had it, or when the
+        /// extension told no focus (it tells watchers only).
         package var focus: CompanionReport.Focus?
     }
 
@@ -37,20 +39,29 @@ package enum GnomeShellMessages {
         }
     }
 
-    /// `VisibilityChanged(b visible, (dddd) frame, (dddd) target, (uiiiid) monitor, (uas) focus, t time)`.
-    package static func visibilityChanged(_ message: BusMessage) -> (state: KeyboardState, target: Rect?)? {
-        guard message.hasSignature("b(dddd)(dddd)(uiiiid)(uas)t") else { return nil }
+    /// `VisibilityChanged(b visible, (dddd) frame, (dddd) target, (uiiiid) monitor, t time)`, with
+    /// `focus` the `Focus` that came just before it (nil when none came).
+    package static func visibilityChanged(_ message: BusMessage, focus: CompanionReport.Focus?)
+        -> (state: KeyboardState, target: Rect?)?
+    {
+        guard message.hasSignature("b(dddd)(dddd)(uiiiid)t") else { return nil }
         do {
             let visible = try message.readBool()
             let frame = try rectangle(message)
             let target = try rectangle(message)
             let output = try monitor(message)
-            let focus = try focus(message)
             guard let frame, let target, let output else { return nil }
             return (KeyboardState(visible: visible, frame: frame, output: output, focus: focus), target)
         } catch {
             return nil
         }
+    }
+
+    /// `Focus((uas) focus)`, addressed to a watcher: the focus; `.some(nil)` when no window has it,
+    /// nil when malformed.
+    package static func focusSignal(_ message: BusMessage) -> CompanionReport.Focus?? {
+        guard message.hasSignature("(uas)") else { return nil }
+        return try? focus(message)
     }
 
     /// `Moved((dddd) frame, t time)`: the frame; nil when malformed, `.some(nil)` when empty.

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 import KeyboardAdapterCore
 
 /// The package's GNOME Shell extension heard on a session bus connection of its own, in the run
@@ -25,6 +26,8 @@ final class GnomeShellWatch: @unchecked Sendable {
         set { ownership.owner = newValue }
     }
     private var shellVersion: String?
+    /// The focus the extension sent this watcher last (just before each `VisibilityChanged`).
+    private var lastFocus: CompanionReport.Focus?
     private let changed: (KeyboardServiceState) -> Void
     private(set) var current = KeyboardServiceState(status: .unknown)
     private(set) var isClosed = false
@@ -34,6 +37,9 @@ final class GnomeShellWatch: @unchecked Sendable {
     {
         connection = try BusConnection(environment: environment)
         self.changed = changed
+        // The extension tells the focus, and takes show and hide requests, only from a connection
+        // that owns a name in the watchers' namespace: one of this connection's own.
+        _ = try connection.requestName(Self.watcherName())
         // Subscribed before asking, so that nothing between the answer and the first signal is lost.
         matches.append(
             try connection.addMatch(
@@ -57,6 +63,15 @@ final class GnomeShellWatch: @unchecked Sendable {
         pump.onBroken = { [unowned self] reason in self.fail(reason: reason) }
         self.pump = pump
     }
+
+    /// A name in the watchers' namespace no other connection owns:
+    /// `org.keyboardadapter.Watcher.Gnome.p<pid>_<n>`.
+    static func watcherName() -> String {
+        let number = watcherNames.add(1, ordering: .relaxed).newValue
+        return "org.keyboardadapter.Watcher.Gnome.p\(getpid())_\(number)"
+    }
+
+    private static let watcherNames = Atomic<Int>(0)
 
     /// The service state a probe amounts to.
     static func state(_ probe: GnomeShellProbe) -> KeyboardServiceState {
@@ -96,9 +111,15 @@ final class GnomeShellWatch: @unchecked Sendable {
         // Only the connection that owns org.gnome.Shell speaks for the shell.
         guard let member = message.member.name else { return }
         switch member {
+        case "Focus":
+            guard let focus = GnomeShellMessages.focusSignal(message) else { return }
+            lastFocus = focus
         case "VisibilityChanged":
             // It says everything there is to say: believed also before a state was read.
-            guard let (state, target) = GnomeShellMessages.visibilityChanged(message) else { return }
+            guard let (state, target) = GnomeShellMessages.visibilityChanged(message, focus: lastFocus) else {
+                return
+            }
+            lastFocus = nil
             var next = current
             next.status = .running
             next.problem = nil

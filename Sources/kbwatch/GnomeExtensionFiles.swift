@@ -88,13 +88,20 @@ extension GnomeExtensionInstaller {
         // slide, and which window had the focus when it changed; and it shows and hides the keyboard.
         // Its interface is org.keyboardadapter.GnomeShell1.xml, installed beside it. It runs nothing a
         // caller sends, and it is quiet while the keyboard is still.
+        //
+        // Which app the user types into is no stranger's business, as GNOME keeps its own Introspect
+        // interface to allowed callers: the focus goes only to watchers, connections that own a name in
+        // org.keyboardadapter.Watcher's namespace (a sandboxed app cannot own a name it was not
+        // granted), addressed to each of them; only they may show and hide the keyboard.
 
         const RELEASE = '0.3.0';
-        const REVISION = 1;
+        const REVISION = 2;
         const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
         const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';
         const DISABLED_ERROR = 'org.keyboardadapter.GnomeShell1.Disabled';
         const FAILED_ERROR = 'org.keyboardadapter.GnomeShell1.Failed';
+        const ACCESS_DENIED_ERROR = 'org.freedesktop.DBus.Error.AccessDenied';
+        const WATCHER_NAMESPACE = 'org.keyboardadapter.Watcher';
         const MOST_APP_IDS = 8;
         const LONGEST_APP_ID = 256;
 
@@ -120,6 +127,7 @@ extension GnomeExtensionInstaller {
                 this._deviceSignal = global.backend.connect('last-device-changed', () => this._rebindLater());
                 this._rebind();
                 this._visible = Boolean(Main.keyboard.visible);
+                this._watchWatchers();
                 this._object.export(Gio.DBus.session, OBJECT_PATH);
                 this._object.emit_signal('Started', null);
             }
@@ -128,6 +136,7 @@ extension GnomeExtensionInstaller {
                 this._object.emit_signal('Stopping', null);
                 this._object.flush();
                 this._object.unexport();
+                Gio.DBus.session.signal_unsubscribe(this._watchersSignal);
                 Main.keyboard.disconnect(this._visibilitySignal);
                 this._settings.disconnect(this._settingsSignal);
                 global.backend.disconnect(this._deviceSignal);
@@ -153,20 +162,87 @@ extension GnomeExtensionInstaller {
                 return this._actor !== null;
             }
 
-            GetState() {
-                return [this._visible, this._frame() ?? [0, 0, 0, 0], this._monitor(), this._focus];
+            GetStateAsync(_parameters, invocation) {
+                const focus = this._isWatcher(invocation.get_sender()) ? this._focus : [0, []];
+                invocation.return_value(new GLib.Variant('(b(dddd)(uiiiid)(uas))', [
+                    this._visible, this._frame() ?? [0, 0, 0, 0], this._monitor(), focus,
+                ]));
             }
 
             ShowAsync(_parameters, invocation) {
+                if (!this._isWatcher(invocation.get_sender()))
+                    return this._deny(invocation);
                 if (!Main.keyboard.keyboardActor)
                     return this._refuse(invocation);
                 return this._answer(invocation, () => Main.keyboard.open(Main.layoutManager.focusIndex));
             }
 
             HideAsync(_parameters, invocation) {
+                if (!this._isWatcher(invocation.get_sender()))
+                    return this._deny(invocation);
                 if (!Main.keyboard.keyboardActor)
                     return this._refuse(invocation);
                 return this._answer(invocation, () => Main.keyboard.close());
+            }
+
+            // The watchers: the unique names owning a name in the namespace, as the bus says (its
+            // NameOwnerChanged comes from the bus alone: GDBus delivers it only from the bus driver),
+            // followed from before the names already owned are listed.
+            _watchWatchers() {
+                this._watchers = new Map();
+                this._watchersSignal = Gio.DBus.session.signal_subscribe('org.freedesktop.DBus', 'org.freedesktop.DBus',
+                    'NameOwnerChanged', '/org/freedesktop/DBus', WATCHER_NAMESPACE, Gio.DBusSignalFlags.MATCH_ARG0_NAMESPACE,
+                    (_connection, _sender, _path, _interface, _member, parameters) => {
+                        const [name, , owner] = parameters.deep_unpack();
+                        this._setWatcher(name, owner);
+                    });
+                Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus', 'ListNames',
+                    null, new GLib.VariantType('(as)'), Gio.DBusCallFlags.NONE, -1, null, (connection, result) => {
+                        let names = [];
+                        try {
+                            [names] = connection.call_finish(result).deep_unpack();
+                        } catch (error) {
+                            return;
+                        }
+                        for (const name of names.filter(each => this._inNamespace(each)))
+                            this._askOwner(name);
+                    });
+            }
+
+            _askOwner(name) {
+                Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                    'GetNameOwner', new GLib.Variant('(s)', [name]), new GLib.VariantType('(s)'), Gio.DBusCallFlags.NONE, -1,
+                    null, (connection, result) => {
+                        try {
+                            // A change heard meanwhile is newer than this answer.
+                            if (!this._watchers.has(name))
+                                this._setWatcher(name, connection.call_finish(result).deep_unpack()[0]);
+                        } catch (error) {
+                            // The name went away before the bus was asked.
+                        }
+                    });
+            }
+
+            _inNamespace(name) {
+                return name === WATCHER_NAMESPACE || name.startsWith(`${WATCHER_NAMESPACE}.`);
+            }
+
+            _setWatcher(name, owner) {
+                if (!this._inNamespace(name))
+                    return;
+                if (owner)
+                    this._watchers.set(name, owner);
+                else
+                    this._watchers.delete(name);
+            }
+
+            _isWatcher(sender) {
+                return typeof sender === 'string' && [...this._watchers.values()].includes(sender);
+            }
+
+            _deny(invocation) {
+                invocation.return_dbus_error(ACCESS_DENIED_ERROR,
+                    `only a connection that owns a name in ${WATCHER_NAMESPACE}'s namespace may show and hide the keyboard`);
             }
 
             // The shell's own open and close can throw (its first close after start fails without ibus'
@@ -288,8 +364,17 @@ extension GnomeExtensionInstaller {
                 this._focus = this._focusedWindow();
                 const frame = this._frame() ?? [0, 0, 0, 0];
                 this._lastFrame = frame;
-                this._object.emit_signal('VisibilityChanged', new GLib.Variant('(b(dddd)(dddd)(uiiiid)(uas)t)', [
-                    visible, frame, this._target(visible), this._monitor(), this._focus, GLib.get_monotonic_time(),
+                // The focus to each watcher alone, before the visibility everyone may hear.
+                for (const watcher of new Set(this._watchers.values())) {
+                    try {
+                        Gio.DBus.session.emit_signal(watcher, OBJECT_PATH, 'org.keyboardadapter.GnomeShell1', 'Focus',
+                            new GLib.Variant('((uas))', [this._focus]));
+                    } catch (error) {
+                        // That watcher has just gone.
+                    }
+                }
+                this._object.emit_signal('VisibilityChanged', new GLib.Variant('(b(dddd)(dddd)(uiiiid)t)', [
+                    visible, frame, this._target(visible), this._monitor(), GLib.get_monotonic_time(),
                 ]));
             }
 
@@ -320,10 +405,16 @@ extension GnomeExtensionInstaller {
           (index, x, y, width, height, scale); a focus is (pid, app ids): the pid of the window that has
           the focus, 0 when none or unknown, and the names the shell gives its app (its desktop file id,
           GTK application id, sandboxed app id, WM_CLASS parts: at most 8, each at most 256 bytes).
+
+          A focus goes only to watchers: connections that own a name in the namespace
+          org.keyboardadapter.Watcher (the name itself, or one below it). Focus is addressed to each of
+          them; GetState gives anyone else the focus (0, []); Show and Hide answer anyone else with
+          org.freedesktop.DBus.Error.AccessDenied. A sandboxed app cannot own such a name unless its
+          sandbox grants it.
         -->
         <node>
           <interface name="org.keyboardadapter.GnomeShell1">
-            <!-- This interface's revision: 1. -->
+            <!-- This interface's revision: 2 (the focus only to watchers). -->
             <property name="Revision" type="u" access="read">
               <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
             </property>
@@ -346,7 +437,7 @@ extension GnomeExtensionInstaller {
             <!--
               The keyboard now: whether it is visible (true from the start of its slide in to the start of
               its slide out), its rectangle (empty when disabled; while hidden, the place below the monitor
-              it slides in from), its monitor, and the focus when it last changed visibility.
+              it slides in from), its monitor, and, to a watcher, the focus when it last changed visibility.
             -->
             <method name="GetState">
               <arg name="visible" type="b" direction="out"/>
@@ -366,15 +457,21 @@ extension GnomeExtensionInstaller {
 
             <!--
               The keyboard starts to show or to hide (the start of its slide): where it is now, where the
-              slide ends (the shell's own target), its monitor, the focus, and when.
+              slide ends (the shell's own target), its monitor, and when.
             -->
             <signal name="VisibilityChanged">
               <arg name="visible" type="b"/>
               <arg name="frame" type="(dddd)"/>
               <arg name="target" type="(dddd)"/>
               <arg name="monitor" type="(uiiiid)"/>
-              <arg name="focus" type="(uas)"/>
               <arg name="time" type="t"/>
+            </signal>
+            <!--
+              The focus as the keyboard changes visibility, addressed to each watcher just before the
+              VisibilityChanged it goes with.
+            -->
+            <signal name="Focus">
+              <arg name="focus" type="(uas)"/>
             </signal>
             <!--
               One step of a slide, or any other change of the keyboard's rectangle while it is visible or

@@ -216,6 +216,20 @@ struct GnomeTests {
         #expect(
             events == Array(repeating: ["willShow", "didShow", "willHide", "didHide"], count: rounds).flatMap { $0 })
         #expect(local.isRunning && other.isRunning && byAppID.isRunning)
+
+        // The focus went to the watchers (local above); a stranger, owning no watcher's name, learns
+        // none of it and may not show or hide the keyboard.
+        let call = [
+            "gdbus", "call", "--session", "--dest", "org.gnome.Shell", "--object-path",
+            "/org/keyboardadapter/GnomeShell",
+            "--method",
+        ]
+        let state = try gnome.run(call + ["org.keyboardadapter.GnomeShell1.GetState"])
+        #expect(state.status == 0 && state.output.contains("(uint32 0, @as [])"), "\(state.output)")
+        let show = try gnome.run(
+            ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh"] + call + ["org.keyboardadapter.GnomeShell1.Show"])
+        #expect(show.status != 0 && show.output.contains("AccessDenied"), "\(show.output)")
+        #expect(gnome.keyboardVisible == false)
     }
 
     /// GTK 4.8 (Debian 12) never asks for the keyboard, on a click or a tap; 4.18 (48) asks on a

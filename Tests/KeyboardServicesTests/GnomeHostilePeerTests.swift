@@ -85,7 +85,7 @@ struct GnomeHostilePeerTests {
         MONITOR = (0, 0, 0, 1280, 800, 1.0)
         node = Gio.DBusNodeInfo.new_for_xml(XML)
         bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        props = {"Revision": GLib.Variant("u", 1), "Release": GLib.Variant("s", "0.3.0"),
+        props = {"Revision": GLib.Variant("u", 2), "Release": GLib.Variant("s", "0.3.0"),
                  "ShellVersion": GLib.Variant("s", "43.9"), "Enabled": GLib.Variant("b", True)}
 
         def call(connection, sender, path, iface, method, params, invocation):
@@ -103,24 +103,25 @@ struct GnomeHostilePeerTests {
 
         def storm():
             emit(bus, "VisibilityChanged", "(s)", ("visible",))
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas))",
-                (True, (0.0, 0.0, 1.0, 1.0), (0.0, 0.0, 1.0, 1.0), MONITOR, (1, [])))
-            nan = (True, (math.nan, 0.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, (1, []), 1)
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)", nan)
-            huge = (True, (0.0, 1e12, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, (1, []), 1)
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)", huge)
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)",
-                (True, (0.0, 800.0, -5.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, (1, []), 1))
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid))",
+                (True, (0.0, 0.0, 1.0, 1.0), (0.0, 0.0, 1.0, 1.0), MONITOR))
+            nan = (True, (math.nan, 0.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1)
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", nan)
+            huge = (True, (0.0, 1e12, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1)
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", huge)
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)",
+                (True, (0.0, 800.0, -5.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1))
             emit(bus, "Moved", "(dd)", (1.0, 2.0))
             emit(bus, "Moved", "((dddd)t)", ((math.inf, 0.0, 1.0, 1.0), 1))
-            many = (True, (0.0, 800.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR,
-                    (4242, ["x" * 300] + ["id%d" % i for i in range(100000)]), 1)
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)", many)
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)",
-                (False, (0.0, 800.0, 1280.0, 267.0), (0.0, 800.0, 1280.0, 267.0), MONITOR, (0, []), 2))
-            good = (True, (0.0, 800.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR,
-                    (4242, ["org.example.Good"]), 3)
-            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)", good)
+            emit(bus, "Focus", "(s)", ("focus",))
+            emit(bus, "Focus", "((uas))", ((4242, ["x" * 300] + ["id%d" % i for i in range(100000)]),))
+            many = (True, (0.0, 800.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1)
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", many)
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)",
+                (False, (0.0, 800.0, 1280.0, 267.0), (0.0, 800.0, 1280.0, 267.0), MONITOR, 2))
+            emit(bus, "Focus", "((uas))", ((4242, ["org.example.Good"]),))
+            good = (True, (0.0, 800.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 3)
+            emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", good)
             return True
 
         def stranger():
@@ -128,9 +129,10 @@ struct GnomeHostilePeerTests {
                 Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None),
                 Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
                 None, None)
-            fake = (True, (0.0, 533.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, (1, ["evil"]), 1)
+            fake = (True, (0.0, 533.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1)
             for _ in range(50):
-                emit(other, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)(uas)t)", fake)
+                emit(other, "Focus", "((uas))", ((1, ["evil"]),))
+                emit(other, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", fake)
             other.flush_sync(None)
             print("stranger done", flush=True)
             return True

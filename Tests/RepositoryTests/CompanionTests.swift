@@ -63,14 +63,17 @@ struct CompanionTests {
         let release = try #require(
             try read("Sources/kbwatch/Usage.swift").firstMatch(of: /kbwatch (\d+\.\d+\.\d+)/)?.1)
         #expect(try read("Companions/gnome-shell/keyboard-export.js").contains("const RELEASE = '\(release)';"))
-        #expect(try read("Companions/gnome-shell/keyboard-export.js").contains("const REVISION = 1;"))
+        let revision = try #require(
+            try read("Companions/gnome-shell/keyboard-export.js").firstMatch(of: /const REVISION = (\d+);/)?.1)
+        #expect(
+            try read("Interfaces/org.keyboardadapter.GnomeShell1.xml").contains("This interface's revision: \(revision)"))
         for metadata in ["legacy", "modules"] {
             #expect(
                 try read("Companions/gnome-shell/\(metadata)/metadata.json").contains(
                     "\"version-name\": \"\(release)\""))
         }
         #expect(try read("Sources/KeyboardServices/GnomeShellProbe.swift").contains("release = \"\(release)\""))
-        #expect(try read("Sources/KeyboardServices/GnomeShellProbe.swift").contains("revision: UInt32 = 1"))
+        #expect(try read("Sources/KeyboardServices/GnomeShellProbe.swift").contains("revision: UInt32 = \(revision)"))
         #expect(try read("Sources/kbwatch/GnomeExtensionInstaller.swift").contains("release = \"\(release)\""))
     }
 

@@ -1,6 +1,6 @@
 import Glibc
-import Synchronization
 import KeyboardAdapterCore
+import Synchronization
 
 /// The package's GNOME Shell extension heard on a session bus connection of its own, in the run
 /// loop through a ``BusPump``: its signals (taken only from `org.gnome.Shell`'s owner), the shell

@@ -66,7 +66,8 @@ struct CompanionTests {
         let revision = try #require(
             try read("Companions/gnome-shell/keyboard-export.js").firstMatch(of: /const REVISION = (\d+);/)?.1)
         #expect(
-            try read("Interfaces/org.keyboardadapter.GnomeShell1.xml").contains("This interface's revision: \(revision)"))
+            try read("Interfaces/org.keyboardadapter.GnomeShell1.xml").contains(
+                "This interface's revision: \(revision)"))
         for metadata in ["legacy", "modules"] {
             #expect(
                 try read("Companions/gnome-shell/\(metadata)/metadata.json").contains(

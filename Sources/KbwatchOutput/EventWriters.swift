@@ -280,16 +280,7 @@ public struct JSONWriter: EventWriter {
     }
 
     private static func json(_ service: KeyboardServiceReport) -> JSONValue {
-        let status: String
-        var problem = service.state.problem
-        switch service.state.status {
-        case .unknown: status = "unknown"
-        case .busUnavailable(let reason):
-            status = "noBus"
-            problem = problem ?? reason
-        case .notRunning: status = "notRunning"
-        case .running: status = "running"
-        }
+        let (status, problem) = service.state.reportedStatus
         return .object([
             ("name", .string(service.name)), ("keyboard", .optional(service.keyboard, JSONValue.string)),
             ("address", .string(service.address)), ("status", .string(status)),
@@ -425,5 +416,19 @@ extension KeyboardProgress {
             event: transition, state: state, backend: backend, beginFrame: beginFrame, endFrame: frame,
             isEndFramePredicted: false, animationDuration: elapsed, animationCurve: .unknown, timing: .measured,
             isVisible: transition != .willHide, timestamp: timestamp)
+    }
+}
+
+extension KeyboardServiceState {
+    /// The status as kbwatch's JSON and the session service name it (`unknown`, `noBus`,
+    /// `notRunning`, `running`), and the problem reported with it: a bus that cannot be used is
+    /// one, its reason.
+    package var reportedStatus: (name: String, problem: String?) {
+        switch status {
+        case .unknown: ("unknown", problem)
+        case .busUnavailable(let reason): ("noBus", problem ?? reason)
+        case .notRunning: ("notRunning", problem)
+        case .running: ("running", problem)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import KbwatchOutput
 import KeyboardAdapterCore
 import KeyboardServices
 
@@ -83,16 +84,7 @@ enum WatcherValues {
     private static func service(_ report: KeyboardServiceReport) -> BusValue {
         var entries: [(String, BusValue)] = [("name", .string(report.name)), ("address", .string(report.address))]
         if let keyboard = report.keyboard { entries.append(("keyboard", .string(keyboard))) }
-        let status: String
-        var problem = report.state.problem
-        switch report.state.status {
-        case .unknown: status = "unknown"
-        case .busUnavailable(let reason):
-            status = "noBus"
-            problem = problem ?? reason
-        case .notRunning: status = "notRunning"
-        case .running: status = "running"
-        }
+        let (status, problem) = report.state.reportedStatus
         entries.append(("status", .string(status)))
         if let visible = report.state.isVisible { entries.append(("visible", .bool(visible))) }
         if let pid = report.state.pid { entries.append(("pid", .uint32(UInt32(bitPattern: pid)))) }

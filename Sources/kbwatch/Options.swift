@@ -79,6 +79,14 @@ extension Options {
             }
             return next
         }
+        /// A count for `flag` from 1 to 4096.
+        func count(_ flag: String, inline: String?) throws(UsageError) -> Int {
+            let text = try value(flag, inline: inline)
+            guard let count = Int(text), (1...4096).contains(count) else {
+                throw UsageError("\(flag) needs a number from 1 to 4096, not '\(text)'")
+            }
+            return count
+        }
 
         while let argument = rest.popFirst() {
             // Accept both `--flag value` and `--flag=value`.
@@ -174,18 +182,10 @@ extension Options {
                 options.idleExit = nil
             case "--max-subscribers":
                 serviceLimits.append(flag)
-                let text = try value(flag, inline: inline)
-                guard let count = Int(text), (1...4096).contains(count) else {
-                    throw UsageError("--max-subscribers needs a number from 1 to 4096, not '\(text)'")
-                }
-                options.maximumSubscribers = count
+                options.maximumSubscribers = try count(flag, inline: inline)
             case "--max-subscribers-per-client":
                 serviceLimits.append(flag)
-                let text = try value(flag, inline: inline)
-                guard let count = Int(text), (1...4096).contains(count) else {
-                    throw UsageError("--max-subscribers-per-client needs a number from 1 to 4096, not '\(text)'")
-                }
-                options.maximumSubscribersPerClient = count
+                options.maximumSubscribersPerClient = try count(flag, inline: inline)
             case "--idle-exit":
                 serviceTimes.append(flag)
                 let text = try value(flag, inline: inline)

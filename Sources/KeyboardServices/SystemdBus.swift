@@ -112,9 +112,13 @@ package final class BusConnection {
         var created: OpaquePointer?
         var status = sd_bus_new(&created)
         guard status >= 0, let created else { throw BusFailure(code: -status) }
-        status = sd_bus_set_address(created, address)
-        if status >= 0 { status = sd_bus_set_bus_client(created, 1) }
-        if status >= 0 { status = sd_bus_start(created) }
+        if let socket = Self.pacedSocket(address) {
+            status = ka_bus_start_paced(created, socket, 25_000)
+        } else {
+            status = sd_bus_set_address(created, address)
+            if status >= 0 { status = sd_bus_set_bus_client(created, 1) }
+            if status >= 0 { status = sd_bus_start(created) }
+        }
         guard status >= 0 else {
             sd_bus_flush_close_unref(created)
             throw BusFailure(
@@ -124,6 +128,21 @@ package final class BusConnection {
     }
 
     deinit { sd_bus_close_unref(bus) }
+
+    /// The unix socket of `address` (`/path`, or `@name` for an abstract one) when the connection
+    /// must pace its authentication: in a Flatpak sandbox (`/.flatpak-info`), whose bus is
+    /// xdg-dbus-proxy, which before 0.1.6 drops a client that sends its whole handshake at once,
+    /// as sd-bus does. Nil elsewhere, and for addresses the paced start cannot take (another
+    /// transport, escaped characters, several addresses).
+    package static func pacedSocket(_ address: String, sandboxed: Bool = access("/.flatpak-info", F_OK) == 0) -> String?
+    {
+        guard sandboxed, !address.contains(";"), !address.contains("%") else { return nil }
+        for (prefix, marker) in [("unix:path=", ""), ("unix:abstract=", "@")] where address.hasPrefix(prefix) {
+            let value = address.dropFirst(prefix.count).prefix { $0 != "," }
+            return value.isEmpty ? nil : marker + value
+        }
+        return nil
+    }
 
     /// The descriptor to poll.
     package var descriptor: Int32 { sd_bus_get_fd(bus) }

@@ -5,7 +5,7 @@ import Testing
 /// A subscriber run as Flatpak runs an app: in a bubblewrap sandbox of its own (its own pid
 /// namespace, a `/.flatpak-info` naming it), its bus only through xdg-dbus-proxy (itself in a
 /// sandbox with the same `/.flatpak-info`, allowed to talk to the service alone), on the session
-/// service's real bus, with xvkbd on Xvfb.
+/// service's real bus, with xvkbd on Xvfb; beside it, kbwatch in the same sandbox.
 @Suite("the session service judges a sandboxed app by its sandbox")
 struct SandboxedSubscriberTests {
     static let appID = "org.keyboardadapter.test.Chat"
@@ -34,9 +34,10 @@ struct SandboxedSubscriberTests {
         """#
 
     /// A sandbox as Flatpak makes one: a root of its own with the host's /usr, its own pid
-    /// namespace, `info` as `/.flatpak-info`, and `shared` (where the sockets are) bound in.
-    static func sandboxed(info: String, shared: String, _ command: [String]) -> [String] {
-        [
+    /// namespace, `info` as `/.flatpak-info`, `shared` (where the sockets are) bound in, and
+    /// `readable` folders read-only.
+    static func sandboxed(info: String, shared: String, readable: [String] = [], _ command: [String]) -> [String] {
+        readable.flatMap { ["--ro-bind", $0, $0] } + [
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
             "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
             "--bind", shared, shared, "--ro-bind", info, "/.flatpak-info", "--unshare-pid", "--die-with-parent",
@@ -57,7 +58,9 @@ struct SandboxedSubscriberTests {
         return nil
     }
 
-    @Test("the ids a sandboxed app names go; a window of a process in its sandbox is its own")
+    @Test(
+        "the ids a sandboxed app names go; a window of a process in its sandbox is its own; kbwatch works through the proxy"
+    )
     func sandboxedApp() throws {
         guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap", "xdg-dbus-proxy"])
         else { return }
@@ -98,12 +101,28 @@ struct SandboxedSubscriberTests {
         defer { app.stop() }
         try Wait.require("the sandboxed app to subscribe (\(app.log))", timeout: 20) { app.log.contains("subscribed") }
         let appPID = try #require(Self.sandboxedProcess(marked: script), "the app's host pid")
+        // kbwatch in the same sandbox, its own bus client (sd-bus) through the same proxy, which
+        // takes a handshake only step by step before xdg-dbus-proxy 0.1.6.
+        let kbwatch = URL(fileURLWithPath: Kbwatch.path).deletingLastPathComponent().deletingLastPathComponent().path
+        let toolchain = "/opt/swift"
+        let sandboxedWatch = try world.session.start(
+            "bwrap",
+            ["--setenv", "DBUS_SESSION_BUS_ADDRESS", "unix:path=" + proxySocket]
+                + Self.sandboxed(
+                    info: info, shared: directory,
+                    readable: [kbwatch] + (FileManager.default.fileExists(atPath: toolchain) ? [toolchain] : []),
+                    [Kbwatch.path, "--json", "--from-service"]))
+        defer { sandboxedWatch.stop() }
 
         // The focused window is `mine`'s, which the app named: not the app's.
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         try Wait.require("didShow (\(app.log))", timeout: 15) { app.log.contains("didShow") }
         #expect(app.log.contains("willShow False\ndidShow False"), "\(app.log)")
         #expect(host.log.contains(#""event":"didShow""#) && host.log.contains(#""local":true"#), "\(host.log)")
+        try Wait.require("the sandboxed kbwatch's didShow (\(sandboxedWatch.log))", timeout: 15) {
+            sandboxedWatch.log.contains(#""event":"didShow""#)
+        }
+        #expect(sandboxedWatch.log.contains(#""local":false"#), "\(sandboxedWatch.log)")
         keyboard.stop()
         try Wait.require("didHide (\(app.log))", timeout: 15) { app.log.contains("didHide") }
 
@@ -117,5 +136,10 @@ struct SandboxedSubscriberTests {
             app.log.components(separatedBy: "didShow").count > 2
         }
         #expect(app.log.contains("willShow True\ndidShow True"), "\(app.log)")
+        try Wait.require("the sandboxed kbwatch's second didShow (\(sandboxedWatch.log))", timeout: 15) {
+            sandboxedWatch.log.components(separatedBy: #""event":"didShow""#).count > 2
+        }
+        let second = sandboxedWatch.log.split(separator: "\n").last { $0.contains(#""event":"didShow""#) } ?? ""
+        #expect(second.contains(#""local":true"#), "\(sandboxedWatch.log)")
     }
 }

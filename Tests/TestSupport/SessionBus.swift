@@ -50,10 +50,22 @@ public final class SessionBus: @unchecked Sendable {
     public func call(_ destination: String, _ path: String, _ method: String, _ arguments: [String] = []) throws
         -> String
     {
-        let result = try Programs.run(
-            "dbus-send", ["--bus=\(address)", "--print-reply", "--dest=\(destination)", path, method] + arguments)
+        // Its standard error too, to say why a call failed.
+        let command = ["/bin/sh", "-c", "exec \"$@\" 2>&1", "sh", "dbus-send"]
+        var result = (status: Int32(0), output: "")
+        for attempt in 1...3 {
+            result = try Programs.run(
+                command[0],
+                Array(command.dropFirst())
+                    + ["--bus=\(address)", "--print-reply", "--dest=\(destination)", path, method] + arguments)
+            // A bus daemon that did not answer, or did not take the connection (a machine loaded by
+            // every test at once), is asked again; any other failure is the answer.
+            let busBusy = result.output.contains("NoReply") || result.output.contains("Failed to open connection")
+            guard result.status != 0, busBusy, attempt < 3 else { break }
+        }
         guard result.status == 0 else {
-            throw TestFailure("dbus-send \(method) to \(destination) failed with status \(result.status)")
+            throw TestFailure(
+                "dbus-send \(method) to \(destination) failed with status \(result.status): \(result.output)")
         }
         return result.output
     }

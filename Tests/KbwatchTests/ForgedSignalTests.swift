@@ -35,6 +35,11 @@ struct ForgedSignalTests {
                 path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
                 member: "SubscriberEvent", value: "FORGED\u{1B}[31m"), toConnectionsOf: client.pid,
             bus: world.bus.address)
+        // A well-formed update too: only its sender gives it away.
+        try ForgedSignals.send(
+            .update(
+                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
+                member: "SubscriberEvent", name: "FORGED"), toConnectionsOf: client.pid, bus: world.bus.address)
         Thread.sleep(forTimeInterval: 0.5)
         #expect(client.isRunning, "the client ended: \(client.log)")
 

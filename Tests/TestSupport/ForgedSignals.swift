@@ -27,6 +27,9 @@ public enum ForgedSignals {
         case propertyTrue(path: String, interface: String, property: String)
         /// A signal with one string argument.
         case string(path: String, interface: String, member: String, value: String)
+        /// The session service's update (`a{sv}`, complete and well formed: believed, it would be
+        /// printed) of a keyboard named `name`, as `member` of `interface` at `path`.
+        case update(path: String, interface: String, member: String, name: String)
 
         var arguments: [String] {
             switch self {
@@ -34,6 +37,7 @@ public enum ForgedSignals {
             case .nameTaken(let name): ["taken", name]
             case .propertyTrue(let path, let interface, let property): ["property", path, interface, property]
             case .string(let path, let interface, let member, let value): ["string", path, interface, member, value]
+            case .update(let path, let interface, let member, let name): ["update", path, interface, member, name]
             }
         }
     }
@@ -82,6 +86,20 @@ public enum ForgedSignals {
             elif kind == "string":
                 path, interface, member, value = sys.argv[3:7]
                 bus.emit_signal(destination, path, interface, member, GLib.Variant("(s)", (value,)))
+            elif kind == "update":
+                path, interface, member, name = sys.argv[3:7]
+                frame = GLib.Variant("(iiii)", (0, 600, 1280, 200))
+                update = {
+                    "event": GLib.Variant("s", "willShow"), "time": GLib.Variant("x", 1796213047959436),
+                    "backend": GLib.Variant("s", "x11"),
+                    "keyboard": GLib.Variant("a{sv}", {"id": GLib.Variant("s", "x11:0x1"), "name": GLib.Variant("s", name),
+                                                       "kind": GLib.Variant("s", "keyboard")}),
+                    "end_frame": frame, "begin_frame": frame, "docked": GLib.Variant("b", True),
+                    "geometry": GLib.Variant("s", "reported"), "visible": GLib.Variant("b", True),
+                    "animation_duration": GLib.Variant("d", 0.0), "animation_curve": GLib.Variant("s", "none"),
+                    "end_frame_predicted": GLib.Variant("b", False), "timing": GLib.Variant("s", "unknown"),
+                }
+                bus.emit_signal(destination, path, interface, member, GLib.Variant("(a{sv})", (update,)))
         bus.flush_sync(None)
         print(len(targets))
 

@@ -67,15 +67,3 @@ int ka_bus_reply_with_error(sd_bus *bus, sd_bus_message *call, const char *name,
     sd_bus_message_unref(reply);
     return status;
 }
-
-int ka_bus_emit_string(sd_bus *bus, const char *path, const char *interface, const char *member,
-                       const char *destination, const char *text) {
-    sd_bus_message *signal = NULL;
-    int status = sd_bus_message_new_signal(bus, &signal, path, interface, member);
-    if (status < 0) return status;
-    if (destination != NULL) status = sd_bus_message_set_destination(signal, destination);
-    if (status >= 0) status = sd_bus_message_append_basic(signal, SD_BUS_TYPE_STRING, text);
-    if (status >= 0) status = sd_bus_send(bus, signal, NULL);
-    sd_bus_message_unref(signal);
-    return status;
-}

@@ -289,9 +289,6 @@ public struct JSONWriter: EventWriter {
         ])
     }
 
-    /// The `keyboards` array of ``lines(forState:)`` alone.
-    public func keyboardsJSON(_ keyboards: [KeyboardState]) -> String { Self.keyboards(keyboards).rendered }
-
     private func stateFields(_ keyboards: [KeyboardState]) -> [(String, JSONValue)] {
         [
             ("schema", .int(Self.schema)), ("visible", .bool(!keyboards.isEmpty)),

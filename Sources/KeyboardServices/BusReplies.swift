@@ -107,20 +107,6 @@ extension BusConnection {
         try send(signal)
     }
 
-    /// Emits the signal `interface.member` from `path` with one string argument, `text`, as
-    /// ``emit(path:interface:member:_:destination:)`` does, without a list of values to walk.
-    package func emit(
-        path: String, interface: String, member: String, text: String, destination: String? = nil
-    ) throws(BusFailure) {
-        let status =
-            if let destination {
-                ka_bus_emit_string(bus, path, interface, member, destination, text)
-            } else {
-                ka_bus_emit_string(bus, path, interface, member, nil, text)
-            }
-        guard status >= 0 else { throw BusFailure(code: -status) }
-    }
-
     private func send(_ message: BusMessage) throws(BusFailure) {
         let status = sd_bus_send(bus, message.pointer, nil)
         guard status >= 0 else { throw BusFailure(code: -status) }

@@ -22,13 +22,15 @@ final class SessionServiceObject {
     /// Calls waiting for the bus to tell who sent them, and show or hide requests waiting for
     /// the keyboard: bounded together, and the requests for each client.
     private var waiting: [Int: Waiting] = [:]
-    private var waitingShares: [String: Int] = [:]
+    private var waitingShares = ShareCounts()
     private struct Waiting {
         var call: BusMessage
         /// The client's share it counts against, once known.
         var share: String?
     }
     private var nextWaiting = 0
+    /// The sandboxes of the last focus's processes, for the sandboxed subscribers' verdicts.
+    private var sandboxes = FocusSandboxes()
     /// The visible keyboards, `local` unjudged: what the properties say now.
     private var present: [KeyboardState] = []
     /// Called once when no client has subscribed for the idle time.
@@ -61,7 +63,6 @@ final class SessionServiceObject {
         // One value per verdict (true, false, unknown), however many subscribers share it.
         var judgedTrue: BusValue?
         var judgedFalse: BusValue?
-        var sandboxes = FocusSandboxes()
         for name in subscribers.names {
             guard let local = subscribers.byName[name]?.judgement.isLocal(given: update.focus, sandboxes: &sandboxes)
             else {
@@ -203,7 +204,7 @@ final class SessionServiceObject {
                 try? connection.reply(to: call, [])
                 return
             }
-            guard subscribers.perShare[caller.share, default: 0] < configuration.maximumSubscribersPerClient else {
+            guard subscribers.perShare[caller.share] < configuration.maximumSubscribersPerClient else {
                 return limitsExceeded(
                     call, "\(caller.share) has \(configuration.maximumSubscribersPerClient) subscriptions already")
             }
@@ -260,7 +261,6 @@ final class SessionServiceObject {
         guard let subscriber = subscribers[name] else { return }
         for state in manager.visibleKeyboards {
             var judged = state
-            var sandboxes = FocusSandboxes()
             judged.isLocal = subscriber.judgement.isLocal(given: state.focus, sandboxes: &sandboxes)
             judged.focus = nil
             let begin =
@@ -283,17 +283,14 @@ final class SessionServiceObject {
         let id = nextWaiting
         nextWaiting += 1
         waiting[id] = Waiting(call: call, share: share)
-        if let share { waitingShares[share, default: 0] += 1 }
+        if let share { waitingShares.add(share) }
         return id
     }
 
     private func release(_ id: Int) -> BusMessage? {
         pidQueries.removeValue(forKey: id)
         guard let held = waiting.removeValue(forKey: id) else { return nil }
-        if let share = held.share {
-            waitingShares[share, default: 1] -= 1
-            if waitingShares[share] == 0 { waitingShares[share] = nil }
-        }
+        if let share = held.share { waitingShares.remove(share) }
         return held.call
     }
 
@@ -318,7 +315,6 @@ final class SessionServiceObject {
         let judgement = call.sender.flatMap { subscribers[$0]?.judgement }
         let keyboards = manager.visibleKeyboards.map { state -> KeyboardState in
             var judged = state
-            var sandboxes = FocusSandboxes()
             judged.isLocal = judgement?.isLocal(given: state.focus, sandboxes: &sandboxes)
             judged.focus = nil
             return judged
@@ -333,7 +329,7 @@ final class SessionServiceObject {
             return limitsExceeded(call, "too many requests waiting")
         }
         identify(call) { [unowned self] call, caller in
-            guard waitingShares[caller.share, default: 0] < configuration.maximumSubscribersPerClient else {
+            guard waitingShares[caller.share] < configuration.maximumSubscribersPerClient else {
                 return limitsExceeded(call, "\(caller.share) has too many requests waiting")
             }
             let id = hold(call, share: caller.share)

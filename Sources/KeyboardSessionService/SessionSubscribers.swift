@@ -107,19 +107,37 @@ enum LocalJudgement: Sendable {
     }
 }
 
-/// The sandboxes of one focus's processes, read once however many subscribers ask.
+/// The sandboxes of the last focus's processes, read once however many subscribers ask and
+/// however many events (every move of a keyboard) carry that focus: a focus is taken when a
+/// keyboard shows.
 struct FocusSandboxes {
-    private var read: [String]?
+    private var last: (focus: FocusedTopLevel, appIDs: [String])?
 
-    /// An empty cache, for one event.
+    /// Nothing read yet.
     init() {}
 
     mutating func appIDs(of focus: FocusedTopLevel) -> [String] {
-        if let read { return read }
+        if let last, last.focus == focus { return last.appIDs }
         let found = focus.processIDs.prefix(8).compactMap { Sandbox.appID(ofProcess: $0) }
-        read = found
+        last = (focus, found)
         return found
     }
+}
+
+/// How many places each client's share holds (see ``SessionCaller/share``).
+struct ShareCounts {
+    private var counts: [String: Int] = [:]
+
+    subscript(share: String) -> Int { counts[share, default: 0] }
+
+    mutating func add(_ share: String) { counts[share, default: 0] += 1 }
+
+    mutating func remove(_ share: String) {
+        guard let count = counts[share] else { return }
+        counts[share] = count > 1 ? count - 1 : nil
+    }
+
+    mutating func removeAll() { counts.removeAll() }
 }
 
 /// The clients subscribed now, by unique bus name, each with who it is and how its `local` is
@@ -160,21 +178,21 @@ struct SessionSubscribers {
     /// The names in order, kept as subscribers come and go rather than sorted on every event.
     private(set) var names: [String] = []
     /// How many subscribers each client's share holds.
-    private(set) var perShare: [String: Int] = [:]
+    private(set) var perShare = ShareCounts()
 
     var count: Int { byName.count }
     var isEmpty: Bool { byName.isEmpty }
 
     subscript(name: String) -> Subscriber? { byName[name] }
 
-    /// Adds a subscriber, or replaces the options of one subscribed already.
+    /// Adds a subscriber, in place of one of the same name if there is one.
     mutating func add(_ name: String, _ subscriber: Subscriber) {
         if let old = byName.updateValue(subscriber, forKey: name) {
-            perShare[old.caller.share, default: 1] -= 1
+            perShare.remove(old.caller.share)
         } else {
             names.insert(name, at: names.firstIndex { $0 > name } ?? names.endIndex)
         }
-        perShare[subscriber.caller.share, default: 0] += 1
+        perShare.add(subscriber.caller.share)
     }
 
     /// Replaces a subscriber's options.
@@ -184,9 +202,7 @@ struct SessionSubscribers {
     mutating func remove(_ name: String) -> Subscriber? {
         guard let removed = byName.removeValue(forKey: name) else { return nil }
         names.removeAll { $0 == name }
-        let share = removed.caller.share
-        perShare[share, default: 1] -= 1
-        if perShare[share] == 0 { perShare[share] = nil }
+        perShare.remove(removed.caller.share)
         return removed
     }
 }

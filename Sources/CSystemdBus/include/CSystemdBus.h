@@ -2,7 +2,7 @@
 #define KEYBOARD_ADAPTER_CSYSTEMDBUS_H
 /*
  * The few sd-bus conveniences Swift cannot express: a method call that can never start (activate)
- * its destination, the error of a reply, and a zeroed error (SD_BUS_ERROR_NULL is a compound
+ * its destination, a start whose authentication is paced, the error of a reply, and a zeroed error (SD_BUS_ERROR_NULL is a compound
  * literal, which Swift does not import). Every function returns >= 0 on success, -errno on failure.
  */
 #include <stdint.h>
@@ -16,11 +16,6 @@ int ka_bus_library_load(const char **error);
    that is not running answers NameHasNoOwner instead of being started by the call. */
 int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, const char *path,
                     const char *interface, const char *member);
-
-/* Emits the signal interface.member from path with one string argument, to destination only when
-   it is not NULL (a unicast signal): the message made, filled and sent in one call. */
-int ka_bus_emit_string(sd_bus *bus, const char *path, const char *interface, const char *member,
-                       const char *destination, const char *text);
 
 /* Starts `bus` (new, not started) on the unix socket `path` ("@name" for an abstract one), its
    authentication paced: each step waits for the bus's answer, which xdg-dbus-proxy before 0.1.6

@@ -38,10 +38,15 @@ extension WaylandIntegration {
                 "WAYLAND_DISPLAY": labwc.socket, "XDG_RUNTIME_DIR": labwc.runtime.xdg, "DISPLAY": nil, "SWAYSOCK": nil,
             ]
             // labwc's headless output is 1920x1080 unless told otherwise: the strip is found, then checked.
+            // wvkbd's first show may destroy its surface and make it again when the compositor's
+            // first configure is not the size it asked (its zone then leaves and comes back): the
+            // strip counts as settled once three runs in a row list it.
             var listed: [String: Any]?
-            try Wait.require("kbwatch --state to list wvkbd's strip", timeout: 10) {
-                listed = (try? Self.state(environment))?.reserved.first
-                return (listed?["frame"] as? [String: Int])?["height"] == 250
+            var runs = 0
+            try Wait.require("kbwatch --state to list wvkbd's strip three times in a row", timeout: 15) {
+                listed = (try? Self.state(environment, expectingNoKeyboard: false))?.reserved.first
+                runs = (listed?["frame"] as? [String: Int])?["height"] == 250 ? runs + 1 : 0
+                return runs == 3
             }
             let frame = try #require(listed?["frame"] as? [String: Int])
             let output = try #require(listed?["output"] as? [String: Any])
@@ -56,7 +61,7 @@ extension WaylandIntegration {
         }
 
         /// `--state --json` and `--state` as people read it, with the session bus unset (no service).
-        static func state(_ environment: [String: String?]) throws -> (
+        static func state(_ environment: [String: String?], expectingNoKeyboard: Bool = true) throws -> (
             status: Int32, reserved: [[String: Any]], human: String
         ) {
             var environment = environment
@@ -65,10 +70,14 @@ extension WaylandIntegration {
             environment["XDG_SESSION_TYPE"] = "wayland"
             let json = try Kbwatch.run(["--state", "--json", "--backend", "wayland"], environment: environment)
             let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
-            #expect(object?["visible"] as? Bool == false, "\(json.stdout)")
-            #expect((object?["keyboards"] as? [Any])?.isEmpty == true, "\(json.stdout)")
+            if expectingNoKeyboard {
+                #expect(object?["visible"] as? Bool == false, "\(json.stdout)")
+                #expect((object?["keyboards"] as? [Any])?.isEmpty == true, "\(json.stdout)")
+            }
             let human = try Kbwatch.run(["--state", "--backend", "wayland"], environment: environment)
-            #expect(human.status == json.status, "\(human.stdout) \(human.stderr)")
+            if expectingNoKeyboard {
+                #expect(human.status == json.status, "\(human.stdout) \(human.stderr)")
+            }
             return (json.status, object?["reserved"] as? [[String: Any]] ?? [], human.stdout)
         }
 

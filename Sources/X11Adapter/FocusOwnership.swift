@@ -4,7 +4,10 @@ import KeyboardAdapterCore
 /// types into, but keyboards leave the focus where it was, so the focused top-level at show time
 /// tells: the window manager's `_NET_ACTIVE_WINDOW`, else (no window manager keeps it) the X
 /// input focus. That window (its frame or client) is the app's when it is one of the app's windows,
-/// has one of its pids (`_NET_WM_PID`) or one of its app ids as `WM_CLASS` class or instance.
+/// was made by one of its processes, or has one of its app ids as `WM_CLASS` class or instance.
+/// A window's process is the one the X server knows from the client's connection (X-Resource),
+/// never `_NET_WM_PID`, which any client may write on any window: judged by it, an app could pass
+/// its window off as another's, and a sandboxed app's pid there is the one inside its sandbox.
 /// When the keyboard itself has taken the focus, or the window manager has just
 /// cleared it while mapping the keyboard, the window active just before counts.
 ///
@@ -27,9 +30,11 @@ struct FocusOwnership {
     }
 
     /// What has the focus as `keyboard` (inside `keyboardFrame`, if framed) shows: the focused
-    /// window, its top-level and that one's client, with their `_NET_WM_PID`s and `WM_CLASS`
-    /// parts (an X11 app id is either part; Xwayland's app_id is the class). `topLevel` and
-    /// `clientOf` map a window to its root-level ancestor and a frame to its client.
+    /// window, its top-level and that one's client, with the processes that made them (a window
+    /// manager's frame is its own: left out) and their `WM_CLASS` parts (an X11 app id is either
+    /// part; Xwayland's app_id is the class). Where the server tells no process, processes are
+    /// not known. `topLevel` and `clientOf` map a window to its root-level ancestor and a frame to
+    /// its client.
     func focusedTopLevel(
         keyboard: WindowID, keyboardFrame: WindowID?, server: some WindowServer,
         topLevel: (WindowID) -> WindowID?, clientOf: (WindowID) -> WindowID?
@@ -43,16 +48,18 @@ struct FocusOwnership {
         // 0 is None, 1 is PointerRoot: nothing in particular has the focus.
         guard focus > 1, focus != server.root, !keyboardWindows.contains(focus) else { return none }
         var candidates = [focus]
+        var frame: WindowID?
         if let top = topLevel(focus), top != focus {
             candidates.append(top)
-            if let client = clientOf(top), client != top, client != focus { candidates.append(client) }
+            if let client = clientOf(top), client != top {
+                frame = top
+                if client != focus { candidates.append(client) }
+            }
         }
         var processIDs: [Int32] = []
         var appIDs: [String] = []
         for candidate in candidates {
-            if let pid = server.values(candidate, "_NET_WM_PID")?.first, let pid = Int32(exactly: pid), pid > 0,
-                !processIDs.contains(pid)
-            {
+            if candidate != frame, let pid = server.clientProcess(of: candidate), !processIDs.contains(pid) {
                 processIDs.append(pid)
             }
             if let names = server.windowClass(candidate) {
@@ -60,6 +67,7 @@ struct FocusOwnership {
             }
         }
         return FocusedTopLevel(
-            windowIDs: candidates.map { UInt64($0) }, processIDs: processIDs, appIDs: appIDs, knows: none.knows)
+            windowIDs: candidates.map { UInt64($0) }, processIDs: processIDs, appIDs: appIDs,
+            knows: processIDs.isEmpty ? none.knows.subtracting(.processes) : none.knows)
     }
 }

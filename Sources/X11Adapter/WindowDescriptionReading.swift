@@ -1,7 +1,7 @@
 /// What only keyboards need read: a window is described first, and these are read only once a
 /// rule has found it to be a keyboard.
 struct KeyboardProperties: Sendable, Hashable {
-    /// `_NET_WM_PID`.
+    /// The keyboard's process: the server's word for it (X-Resource), else `_NET_WM_PID`.
     var pid: Int32?
     /// Whether WM_STATE says iconic: the window manager keeps an iconified window mapped.
     var isIconic = false
@@ -73,7 +73,8 @@ extension WindowServer {
     func read(_ property: String, of window: WindowID, into keyboard: inout KeyboardProperties) {
         switch property {
         case "_NET_WM_PID":
-            keyboard.pid = values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) }
+            keyboard.pid =
+                clientProcess(of: window) ?? values(window, "_NET_WM_PID")?.first.flatMap { Int32(exactly: $0) }
         case "WM_STATE":
             keyboard.isIconic = values(window, "WM_STATE")?.first == FollowedProperties.iconicState
         case "_NET_WM_STRUT_PARTIAL":

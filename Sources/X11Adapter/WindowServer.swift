@@ -36,6 +36,9 @@ protocol WindowServer: AnyObject {
     func tree(of window: WindowID) -> (parent: WindowID, children: [WindowID])?
     /// The window with the X input focus (may be None, PointerRoot or a child window).
     func inputFocus() -> WindowID?
+    /// The process of the client that created `window`, as the server knows it (X-Resource);
+    /// nil when it cannot tell.
+    func clientProcess(of window: WindowID) -> Int32?
 
     /// The monitors (RandR), named as `xrandr --listmonitors` names them; empty without RandR.
     func monitors() -> [Output]

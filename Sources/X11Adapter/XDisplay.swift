@@ -380,6 +380,18 @@ final class XDisplay {
         }
     }
 
+    /// Whether the server tells which process a client is (X-Resource 1.2), asked once.
+    private lazy var knowsClientProcesses: Bool = ka_x11_knows_client_processes(handle) != 0
+
+    /// The process of the client that created `window`, as the server knows it from the
+    /// connection (X-Resource); nil when it cannot tell: a remote client, an older server, the
+    /// window gone. Unlike `_NET_WM_PID`, which any client may write, no client can set this.
+    func clientProcess(of window: Window) -> Int32? {
+        guard knowsClientProcesses, !isBroken else { return nil }
+        let pid = ka_x11_window_process(handle, window)
+        return pid > 0 ? pid : nil
+    }
+
     /// Asks the window manager to iconify `window` (ICCCM WM_CHANGE_STATE) and sends the request.
     func requestIconify(_ window: Window) -> Bool {
         let status = XIconifyWindow(handle, window, XDefaultScreen(handle))

@@ -58,23 +58,23 @@ struct LiveX11Tests {
 
     @Test("--pid and --window judge local by the focused window; without them local is null")
     func ownership() throws {
-        guard let session = try session(openbox: true, programs: ["xvkbd"]) else { return }
+        guard let session = try session(openbox: true, programs: ["xvkbd", "xmessage"]) else { return }
         defer { session.stop() }
         let apps = try XTestClient.connect(session.display)
-        let mine = apps.createWindow(
-            x: 100, y: 100, width: 300, height: 200, classBytes: Array("app\0App\0".utf8),
-            titleBytes: Array("this app".utf8))
+        // Each window made by a process of its own; the other app's window claims this app's
+        // pid in _NET_WM_PID, which counts for nothing: the X server says whose a window is.
+        let (mineProcess, mine) = try session.startWindowProcess(title: "this app", instance: "app", x: 100, y: 100)
+        let (theirsProcess, theirs) = try session.startWindowProcess(
+            title: "another app", instance: "other", x: 500, y: 100)
         apps.setCardinals(mine, "_NET_WM_PID", [4242])
-        let theirs = apps.createWindow(
-            x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
-            titleBytes: Array("another app".utf8))
-        apps.setCardinals(theirs, "_NET_WM_PID", [4343])
+        apps.setCardinals(theirs, "_NET_WM_PID", [UInt(mineProcess.pid)])
         // The window mapped last first (see X11Session.activate).
         try session.activate(theirs, readBy: apps)
         try session.activate(mine, readBy: apps)
         let watchers = [
-            ("--pid 4242", ["--pid", "4242"], true as Bool?),
-            ("--pid 4343", ["--pid", "4343"], false),
+            ("--pid of this app", ["--pid", String(mineProcess.pid)], true as Bool?),
+            ("--pid of another app", ["--pid", String(theirsProcess.pid)], false),
+            ("--pid 4242 (this app's _NET_WM_PID)", ["--pid", "4242"], false),
             ("--window", ["--window", "0x" + String(mine, radix: 16)], true),
             ("no app", [], nil),
         ].map { name, arguments, expected in

@@ -14,7 +14,7 @@ struct SessionServiceTests {
         let bus: SessionBus
         let apps: XTestClient
         let serviceDirectory: String
-        /// The processes the two windows say they belong to (`_NET_WM_PID`).
+        /// The processes that made the two windows (as the X server knows them).
         let mine: ChildProcess
         let theirs: ChildProcess
         /// `mine`'s window, focused.
@@ -34,16 +34,10 @@ struct SessionServiceTests {
                 directory: session.directory, home: session.directory + "/home", serviceDirectory: serviceDirectory)
             try bus.setActivationEnvironment(["DISPLAY": session.display, "HOME": session.directory + "/home"])
             apps = try XTestClient.connect(session.display)
-            mine = try session.start("sleep", ["3600"])
-            theirs = try session.start("sleep", ["3600"])
-            let mineWindow = apps.createWindow(
-                x: 100, y: 100, width: 300, height: 200, classBytes: Array("app\0App\0".utf8),
-                titleBytes: Array("this app".utf8))
-            apps.setCardinals(mineWindow, "_NET_WM_PID", [UInt(mine.pid)])
-            let theirsWindow = apps.createWindow(
-                x: 500, y: 100, width: 300, height: 200, classBytes: Array("other\0Other\0".utf8),
-                titleBytes: Array("another app".utf8))
-            apps.setCardinals(theirsWindow, "_NET_WM_PID", [UInt(theirs.pid)])
+            let (mine, mineWindow) = try session.startWindowProcess(title: "this app", instance: "app", x: 100, y: 100)
+            let (theirs, theirsWindow) = try session.startWindowProcess(
+                title: "another app", instance: "other", x: 500, y: 100)
+            (self.mine, self.theirs) = (mine, theirs)
             try session.activate(theirsWindow, readBy: apps)
             try session.activate(mineWindow, readBy: apps)
             self.mineWindow = UInt(mineWindow)
@@ -59,7 +53,7 @@ struct SessionServiceTests {
         }
     }
 
-    static let programs = ["Xvfb", "openbox", "xvkbd", "dbus-daemon", "dbus-send", "xdotool", "xwininfo"]
+    static let programs = ["Xvfb", "openbox", "xvkbd", "xmessage", "dbus-daemon", "dbus-send", "xdotool", "xwininfo"]
 
     /// The JSON lines of a log, without their `time` fields.
     static func untimed(_ log: String) -> [String] {

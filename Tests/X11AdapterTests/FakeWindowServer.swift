@@ -33,6 +33,8 @@ final class FakeWindowServer: WindowServer {
     var focus: WindowID = 0
     /// The RandR monitors.
     var outputs: [Output] = []
+    /// The process of each window's client, as X-Resource tells it; none: the server cannot tell.
+    var processes: [WindowID: Int32] = [:]
     /// The layout reported by `followInputLayout`; nil plays a server without XKB.
     var layout: FakeLayoutSource?
 
@@ -154,6 +156,7 @@ final class FakeWindowServer: WindowServer {
     }
 
     func inputFocus() -> WindowID? { focus }
+    func clientProcess(of window: WindowID) -> Int32? { windows[window] != nil ? processes[window] : nil }
     func monitors() -> [Output] { outputs }
     func followInputLayout() -> (any InputLayoutSource)? { layout }
 

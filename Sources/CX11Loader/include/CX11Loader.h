@@ -14,4 +14,16 @@
    cannot be, each returns its failure value (NULL, 0, False). */
 const char *ka_x11_library_failure(void);
 
+/* An Xlib Display, named without Xlib's header (which the CX11 module brings to Swift). */
+struct _XDisplay;
+
+/* Whether the server tells which process a client is (X-Resource 1.2 and libXRes.so.1 loaded).
+   A round trip: asked once per connection. */
+int ka_x11_knows_client_processes(struct _XDisplay *display);
+
+/* The process of the client that created `window`, as the server knows it from the connection's
+   credentials (never what the client wrote in a property); -1 when the server cannot tell (a
+   remote client, no X-Resource 1.2, the window gone). A round trip. */
+int ka_x11_window_process(struct _XDisplay *display, unsigned long window);
+
 #endif

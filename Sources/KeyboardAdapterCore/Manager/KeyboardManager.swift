@@ -152,8 +152,9 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Which app `isLocal` is judged against: its windows, processes or app ids having the focus
-    /// when a keyboard shows (X11: windows, `_NET_WM_PID`, `WM_CLASS`; wlroots compositors: the
-    /// activated toplevel's app id, and its pid through sway's IPC). The current process by default.
+    /// when a keyboard shows (X11: windows, the processes the X server says made them, `WM_CLASS`;
+    /// wlroots compositors: the activated toplevel's app id, and its pid through sway's IPC). The
+    /// current process by default.
     public func setAppIdentity(_ identity: AppIdentity) {
         backend.setAppIdentity(identity)
     }

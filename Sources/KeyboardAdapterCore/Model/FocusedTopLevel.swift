@@ -10,7 +10,8 @@ public struct FocusedTopLevel: Sendable, Hashable {
         public let rawValue: Int
         /// Creates kinds from bits.
         public init(rawValue: Int) { self.rawValue = rawValue }
-        /// Process ids (X11 `_NET_WM_PID`, sway's IPC, KWin's script).
+        /// Process ids (X11: the X server's, through X-Resource; sway's IPC; KWin's script; GNOME's
+        /// extension).
         public static let processes = Kinds(rawValue: 1 << 0)
         /// X11 window ids (the window, its top-level frame and client).
         public static let windows = Kinds(rawValue: 1 << 1)

@@ -280,7 +280,8 @@ struct GnomeTests {
     }
 
     @Test(
-        "--show and --hide open and close it; --state says so; --doctor says what it found", arguments: Stack.allCases)
+        "--show and --hide open and close it; --state says so; --doctor says what it found; a stranger's signals change nothing",
+        arguments: Stack.allCases)
     func requests(stack: Stack) throws {
         guard try Self.ready(stack) else { return }
         let session = try Session(stack: stack)
@@ -316,6 +317,24 @@ struct GnomeTests {
         #expect(hidden.status == 0, "\(hidden.output)")
         _ = try watcher.next("didHide", after: didShow.index)
         #expect(gnome.keyboardVisible == false)
+
+        // A stranger speaking for the extension, addressed to the watcher: a show at its own
+        // frame, a move, a focus, and the bus's word that org.gnome.Shell is lost and is its own.
+        // None is believed; the real show below is still heard, where the keyboard really is.
+        let path = "/org/keyboardadapter/GnomeShell"
+        let interface = "org.keyboardadapter.GnomeShell1"
+        let frame = "(140.0, 500.0, 1000.0, 300.0)"
+        let shownAtFrame = ForgedSignals.Signal.variant(
+            path: path, interface: interface, member: "VisibilityChanged",
+            value: "(true, \(frame), \(frame), (uint32 0, 0, 0, 1280, 800, 1.0), uint64 1)")
+        try ForgedSignals.expectIgnored(
+            [
+                shownAtFrame,
+                .variant(path: path, interface: interface, member: "Moved", value: "(\(frame), uint64 2)"),
+                .variant(path: path, interface: interface, member: "Focus", value: "((uint32 1, ['forged']),)"),
+                .nameLost("org.gnome.Shell"), .nameTaken("org.gnome.Shell"), shownAtFrame,
+            ], by: watcher, bus: gnome.busAddress, as: gnome.user)
+
         let after = try gnome.kbwatch(["--state"])
         #expect(after.status == 1, "\(after.output)")
 

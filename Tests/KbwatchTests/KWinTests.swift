@@ -14,7 +14,7 @@ struct KWinTests {
     static let sessionPrograms = ["kwin_wayland", "maliit-keyboard", "dbus-daemon"]
 
     @Test(
-        "selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher",
+        "selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher; a stranger's signals change nothing",
         arguments: Stack.maliit)
     func showAndHide(stack: Stack) throws {
         guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms) else { return }
@@ -72,6 +72,18 @@ struct KWinTests {
         try kwin.waitForVisible(false)
         let gone = try watcher.next("didHide", after: shown.index)
         #expect(gone.object("keyboard").string("name") == "KWin virtual keyboard")
+
+        // A stranger speaking for KWin, addressed to the watcher: `visible` true in
+        // PropertiesChanged, visibleChanged, the name lost and taken. None is believed.
+        let path = "/VirtualKeyboard"
+        let interface = "org.kde.kwin.VirtualKeyboard"
+        try ForgedSignals.expectIgnored(
+            [
+                .propertyTrue(path: path, interface: interface, property: "visible"),
+                .variant(path: path, interface: interface, member: "visibleChanged", value: "()"),
+                .nameLost("org.kde.KWin"), .nameTaken("org.kde.KWin"),
+                .propertyTrue(path: path, interface: interface, property: "visible"),
+            ], by: watcher, bus: kwin.busAddress, as: kwin.user)
 
         let show = try kwin.kbwatch(["--show"])
         #expect(show.status == 0, "kbwatch --show: \(show.output)")

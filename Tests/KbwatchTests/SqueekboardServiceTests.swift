@@ -4,8 +4,8 @@ import Testing
 
 /// squeekboard on headless sway with its own session bus, asked through `sm.puri.OSK0`: a
 /// keyboard already up when kbwatch starts is reported (not taken for a panel), named, with its
-/// pid; `--hide` and `--show` go through its service; a killed keyboard or a dead bus ends in
-/// what geometry still says, never a crash.
+/// pid; `--hide` and `--show` go through its service; a stranger's signals for it are not
+/// believed; a killed keyboard or a dead bus ends in what geometry still says, never a crash.
 @Suite("squeekboard's service on headless sway")
 struct SqueekboardServiceTests {
     struct Setting: Sendable, CustomStringConvertible {
@@ -19,7 +19,7 @@ struct SqueekboardServiceTests {
     static let strip = PrintedFrame(x: 0, y: 400, width: 1280, height: 400)
 
     @Test(
-        "up before watching: --state names it, a watcher reports its hide and its next show exactly",
+        "up before watching: --state names it, a watcher reports its hide and its next show exactly; a stranger's signals change nothing",
         arguments: [Setting(bar: nil), Setting(bar: .bottom)], Stack.compositors)
     func upBeforeWatching(setting: Setting, stack: Stack) throws {
         guard try Programs.ready(Self.programs),
@@ -68,6 +68,15 @@ struct SqueekboardServiceTests {
         let hidden = try watcher.next("didHide", after: start.index)
         #expect(hidden.object("keyboard").string("name") == "squeekboard")
         #expect(try world.visible() == false)
+
+        // A stranger speaking for squeekboard, addressed to the watcher: its Visible, the name
+        // lost, the name taken, and its Visible again. Believed, they would print a show or
+        // leave the next one unnamed.
+        let visible = ForgedSignals.Signal.propertyTrue(
+            path: "/sm/puri/OSK0", interface: "sm.puri.OSK0", property: "Visible")
+        try ForgedSignals.expectIgnored(
+            [visible, .nameLost("sm.puri.OSK0"), .nameTaken("sm.puri.OSK0"), visible], by: watcher,
+            bus: world.bus.address)
 
         let show = try Kbwatch.run(["--show"], environment: world.environment)
         #expect(show.status == 0, "kbwatch --show: \(show.stderr)")

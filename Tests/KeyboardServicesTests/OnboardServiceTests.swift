@@ -21,7 +21,9 @@ struct OnboardServiceTests {
         Layout(name: "docked", settings: Onboard.dockedBottom),
     ]
 
-    @Test("the API and kbwatch hide and show onboard through its service", arguments: layouts)
+    @Test(
+        "the API and kbwatch hide and show onboard through its service; a stranger's signals for it change nothing",
+        arguments: layouts)
     func hideAndShow(layout: Layout) throws {
         guard try Programs.ready(ServiceWorld.programs) else { return }
         let session = try X11Session(width: 1280, height: 800)
@@ -41,6 +43,20 @@ struct OnboardServiceTests {
         try world.step("the API's hide", expecting: [.willHide, .didHide]) { try world.manager.hideKeyboard() }
         #expect(onboard.visible() == false)
         try world.waitForService("hidden") { $0.isVisible == false }
+        // A stranger speaking for onboard, addressed to this process's connections: its Visible,
+        // the name lost, the name taken. None is believed.
+        let visible = ForgedSignals.Signal.propertyTrue(
+            path: "/org/onboard/Onboard/Keyboard", interface: "org.onboard.Onboard.Keyboard", property: "Visible")
+        let updatesBefore = world.updates.count
+        for signal in [visible, .nameLost("org.onboard.Onboard"), .nameTaken("org.onboard.Onboard"), visible] {
+            #expect(try ForgedSignals.send(signal, toConnectionsOf: getpid(), bus: onboard.busAddress) >= 1)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let service = world.manager.keyboardServices.first?.state
+        #expect(
+            service?.isRunning == true && service?.isVisible == false && service?.pid == onboard.pid,
+            "\(String(describing: service))")
+        #expect(world.updates.count == updatesBefore)
         let shown = try world.step("the API's show", expecting: [.willShow, .didShow]) {
             try world.manager.showKeyboard()
         }

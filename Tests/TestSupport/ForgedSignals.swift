@@ -4,17 +4,43 @@ import Foundation
 /// to the connections of another process, as anyone on the bus can, whatever those connections'
 /// match rules say. What a watcher believes of such a signal is a bug.
 public enum ForgedSignals {
-    /// Sends, from a connection of its own, `signal` to every connection of process `pid` on the
-    /// bus at `address`, and returns how many connections it was sent to.
+    /// Sends, from a connection of its own (as `user`, whom the bus must let in; else as the test
+    /// process), `signal` to every connection of process `pid` on the bus at `address`, and
+    /// returns how many connections it was sent to.
     @discardableResult
-    public static func send(_ signal: Signal, toConnectionsOf pid: Int32, bus address: String) throws -> Int {
+    public static func send(
+        _ signal: Signal, toConnectionsOf pid: Int32, bus address: String, as user: (uid: uid_t, gid: gid_t)? = nil
+    ) throws -> Int {
+        let command = ["/usr/bin/python3", "-c", script, String(pid)] + signal.arguments
+        let (program, arguments) =
+            user.map { TestUser.command(command, as: $0) } ?? (command[0], Array(command.dropFirst()))
         let (status, output) = try Programs.run(
-            "/usr/bin/python3", ["-c", script, String(pid)] + signal.arguments,
-            environment: ["DBUS_SESSION_BUS_ADDRESS": address], timeout: 30)
+            program, arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": address], timeout: 30)
         guard status == 0, let count = Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw TestFailure("the forger failed: \(output)")
         }
         return count
+    }
+
+    /// Sends each of `signals` to the connections of `watcher` (a kbwatch printing lines), and
+    /// throws unless, half a second later, it has printed nothing more and still runs: a
+    /// watcher that believed one would print an event, or change what it names the keyboard, which
+    /// the caller's next real event checks.
+    public static func expectIgnored(
+        _ signals: [Signal], by watcher: WatchedProcess, bus address: String, as user: (uid: uid_t, gid: gid_t)? = nil
+    ) throws {
+        let before = watcher.lines.count
+        for signal in signals {
+            guard try send(signal, toConnectionsOf: watcher.pid, bus: address, as: user) >= 1 else {
+                throw TestFailure("the forger found no connection of kbwatch (pid \(watcher.pid)) on \(address)")
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        let printed = watcher.lines.all.dropFirst(before).map(\.text)
+        guard printed.isEmpty, watcher.isRunning else {
+            throw TestFailure(
+                "kbwatch believed a forged signal: printed \(printed), running \(watcher.isRunning): \(watcher.errors)")
+        }
     }
 
     /// A signal to forge.
@@ -27,6 +53,9 @@ public enum ForgedSignals {
         case propertyTrue(path: String, interface: String, property: String)
         /// A signal with one string argument.
         case string(path: String, interface: String, member: String, value: String)
+        /// A signal whose arguments are `value`, a tuple in GVariant's text format (for example
+        /// `(true, uint64 7)`).
+        case variant(path: String, interface: String, member: String, value: String)
         /// The session service's update (`a{sv}`, complete and well formed: believed, it would be
         /// printed) of a keyboard named `name`, as `member` of `interface` at `path`.
         case update(path: String, interface: String, member: String, name: String)
@@ -37,6 +66,7 @@ public enum ForgedSignals {
             case .nameTaken(let name): ["taken", name]
             case .propertyTrue(let path, let interface, let property): ["property", path, interface, property]
             case .string(let path, let interface, let member, let value): ["string", path, interface, member, value]
+            case .variant(let path, let interface, let member, let value): ["variant", path, interface, member, value]
             case .update(let path, let interface, let member, let name): ["update", path, interface, member, name]
             }
         }
@@ -46,6 +76,7 @@ public enum ForgedSignals {
     /// signal to each.
     static let script = """
         import sys
+        sys.stderr = sys.stdout  # a failure says why
         from gi.repository import Gio, GLib
 
         bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
@@ -86,6 +117,9 @@ public enum ForgedSignals {
             elif kind == "string":
                 path, interface, member, value = sys.argv[3:7]
                 bus.emit_signal(destination, path, interface, member, GLib.Variant("(s)", (value,)))
+            elif kind == "variant":
+                path, interface, member, value = sys.argv[3:7]
+                bus.emit_signal(destination, path, interface, member, GLib.Variant.parse(None, value, None, None))
             elif kind == "update":
                 path, interface, member, name = sys.argv[3:7]
                 frame = GLib.Variant("(iiii)", (0, 600, 1280, 200))

@@ -20,7 +20,8 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
     public let socket: String
     private let bus: ChildProcess
     private let systemBus: ChildProcess
-    private let user: (uid: uid_t, gid: gid_t)
+    /// The session's user, whom its bus lets in.
+    public let user: (uid: uid_t, gid: gid_t)
     private let kbwatchCopy: String
     private var apps: [ChildProcess] = []
 

@@ -20,7 +20,8 @@ public final class HeadlessKWin: @unchecked Sendable {
     public let socket: String
     /// The Debian stack KWin, maliit, the bus and the apps come from.
     public let stack: Stack
-    private let user: (uid: uid_t, gid: gid_t)
+    /// The session's user, whom its bus lets in.
+    public let user: (uid: uid_t, gid: gid_t)
     private let kbwatchCopy: String
     private var apps: [ChildProcess] = []
 

@@ -19,7 +19,7 @@ extension WaylandIntegration {
         static func keyboard(on stack: Stack) -> String { stack == .debian13 ? "phosh-osk-stub" : "phosh-osk-stevia" }
 
         @Test(
-            "SetVisible shows, hides, shows its strip; kbwatch --state, --hide and --show through its service",
+            "SetVisible shows, hides, shows its strip; kbwatch --state, --hide and --show through its service; a stranger's signals change nothing",
             arguments: Stack.newerWlroots)
         func setVisible(stack: Stack) throws {
             let name = Self.keyboard(on: stack)
@@ -75,6 +75,18 @@ extension WaylandIntegration {
             try sink.waitForUpdates(4, "\(name) hidden")
             let hidden = try Kbwatch.run(["--state", "--json"], environment: kbwatch)
             #expect(hidden.status == 1, "kbwatch --state: \(hidden.stdout) \(hidden.stderr)")
+            // A stranger speaking for the keyboard, addressed to this process's connections: its
+            // Visible, the name lost, the name taken. None is believed.
+            let visible = ForgedSignals.Signal.propertyTrue(
+                path: "/sm/puri/OSK0", interface: "sm.puri.OSK0", property: "Visible")
+            for signal in [visible, .nameLost("sm.puri.OSK0"), .nameTaken("sm.puri.OSK0"), visible] {
+                #expect(try ForgedSignals.send(signal, toConnectionsOf: getpid(), bus: bus.address) >= 1)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            #expect(sink.updates.count == 4, "\(describe(sink.updates))")
+            #expect(
+                service.state.isRunning && service.state.isVisible == false && service.state.pid == stub.pid,
+                "\(service.state)")
             try setVisible(true)
             try sink.waitForUpdates(6, "\(name) shown again")
 

@@ -203,7 +203,9 @@ let package = Package(
         .testTarget(name: "DeliveryTests", dependencies: ["kbdelivery", "kbglib", "TestSupport"]),
         .testTarget(
             name: "KeyboardServicesTests",
-            dependencies: ["KeyboardServices", "X11Adapter", "KeyboardAdapterCore", "TestSupport"]),
+            dependencies: [
+                "KeyboardServices", "KeyboardSessionService", "X11Adapter", "KeyboardAdapterCore", "TestSupport",
+            ]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
 

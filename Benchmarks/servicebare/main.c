@@ -1,8 +1,9 @@
 /* servicebare: N subscribers of the session service, for servicebench. Opens N connections to
-   the session bus, subscribes each (caller false), and prints one line per SubscriberEvent
-   received: `CLIENT SECONDS EVENT`, SECONDS on CLOCK_MONOTONIC (the clock servicebench stamps
-   its own lines with). All connections are polled together; `ready` once all are subscribed.
-   `servicebare N event`: N listeners of the broadcast Event signal instead, none subscribed. */
+   the session bus, subscribes each (caller false), and prints one line per Event received (the
+   broadcast every subscriber reads; its Verdict signals, which say its `local` when a show
+   starts, are heard and not printed): `CLIENT SECONDS EVENT`, SECONDS on CLOCK_MONOTONIC (the
+   clock servicebench stamps its own lines with). All connections are polled together; `ready`
+   once all are subscribed. `servicebare N event`: N listeners of Event, none subscribed. */
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +35,13 @@ static const char *event_name(sd_bus_message *message) {
     return NULL;
 }
 
+static int verdict(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+    (void)message;
+    (void)userdata;
+    (void)error;
+    return 0;
+}
+
 static int received(sd_bus_message *message, void *userdata, sd_bus_error *error) {
     (void)error;
     double at = now();
@@ -55,12 +63,16 @@ int main(int argc, char **argv) {
             return 1;
         }
         if (sd_bus_match_signal(buses[i], NULL, "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
-                                "org.keyboardadapter.Watcher2", broadcast ? "Event" : "SubscriberEvent", received,
-                                (void *)(intptr_t)i) < 0) {
+                                "org.keyboardadapter.Watcher2", "Event", received, (void *)(intptr_t)i) < 0) {
             fprintf(stderr, "servicebare: cannot add the match\n");
             return 1;
         }
         if (broadcast) continue;
+        if (sd_bus_match_signal(buses[i], NULL, "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
+                                "org.keyboardadapter.Watcher2", "Verdict", verdict, NULL) < 0) {
+            fprintf(stderr, "servicebare: cannot add the match\n");
+            return 1;
+        }
         sd_bus_error failure = SD_BUS_ERROR_NULL;
         if (sd_bus_call_method(buses[i], "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
                                "org.keyboardadapter.Watcher2", "Subscribe", &failure, NULL, "a{sv}", 1, "caller",

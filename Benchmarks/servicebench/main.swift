@@ -1,15 +1,15 @@
 // servicebench: the session service's fan-out, in one run per number of subscribers. On a
 // private Xvfb with xvkbd and a private session bus: `kbwatch --serve --stay`, servicebare (C,
-// sd-bus: N subscribers on N connections, each stamping the signal it receives), and
+// sd-bus: N subscribers on N connections, each stamping the broadcast Event it receives), and
 // `kbwatch --format %e` watching the display itself. The keyboard window is moved by configure
 // requests (XMoveWindow from a connection of its own), one at a time; for each move, from the
 // request to
 // - kbwatch's own willChangeFrame line (what a direct watcher sees),
-// - the first subscriber's SubscriberEvent, and the last (the Nth) one's;
+// - the first subscriber's Event, and the last (the Nth) one's (a move sends no Verdict);
 // then the CPU per event of the service, of the bus daemon that routes its signals and of the N
 // subscribers together (each process's time on a CPU over the moves, from schedstat), and the
 // service's memory with N subscribers. Last, for comparison, 100 clients that listen to the
-// broadcast Event instead (no verdict of their own, one message for the daemon to copy).
+// broadcast Event without subscribing (no verdict of their own).
 //
 // Usage: servicebench [MOVES] (default 200), for 1, 10 and 100 subscribers, then 100 listeners.
 
@@ -31,8 +31,8 @@ func barePath() -> String {
     return URL(fileURLWithPath: exe).deletingLastPathComponent().appendingPathComponent("servicebare").path
 }
 
-/// With `broadcast`, the clients listen to the broadcast `Event` (no verdict of their own)
-/// instead of subscribing: the bus daemon then copies one message to every listener.
+/// With `broadcast`, the clients listen to the broadcast `Event` without subscribing (no
+/// verdict of their own).
 func measure(subscribers: Int, moves: Int, broadcast: Bool) throws {
     let session = try X11Session()
     defer { session.stop() }

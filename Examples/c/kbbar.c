@@ -12,8 +12,9 @@
  *     ./kbbar [--position X,Y] [--size WxH]
  *
  * It calls Subscribe, which starts the service when it is installed and not running (D-Bus
- * activation), then GetState for the keyboards already up, and receives the SubscriberEvent
- * signals the service sends to it alone: each update a D-Bus dictionary (a{sv}) of typed values,
+ * activation) and keeps it running, then GetState for the keyboards already up, and receives the
+ * Event signals the service sends to every listener (a bar needs no `local`, which comes to a
+ * subscriber in Verdict signals): each update a D-Bus dictionary (a{sv}) of typed values,
  * frames (iiii), a key left out where its value is unknown (Interfaces/org.keyboardadapter.Watcher2.xml
  * lists them). From every keyboard's end_frame, clipped to its output, it
  * computes how much of its own window's bottom is covered, and pads the bar up by that much. A
@@ -402,7 +403,7 @@ int main(int argc, char **argv) {
     g_dbus_connection_set_exit_on_close(app.bus, FALSE); /* a closed bus ends the loop (closed) */
     g_signal_connect(app.bus, "closed", G_CALLBACK(closed), NULL);
     /* The signals first, so that none sent after Subscribe is missed. */
-    g_dbus_connection_signal_subscribe(app.bus, SERVICE, SERVICE_INTERFACE, "SubscriberEvent", SERVICE_PATH, NULL,
+    g_dbus_connection_signal_subscribe(app.bus, SERVICE, SERVICE_INTERFACE, "Event", SERVICE_PATH, NULL,
                                        G_DBUS_SIGNAL_FLAGS_NONE, signalled, &app, NULL);
     g_dbus_connection_signal_subscribe(app.bus, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged",
                                        "/org/freedesktop/DBus", SERVICE, G_DBUS_SIGNAL_FLAGS_NONE, owner_changed, &app,

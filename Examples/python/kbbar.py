@@ -10,9 +10,10 @@ starts to; a hide gives the space back.
 
 With --service it starts no kbwatch: it takes the same events from the session service (`kbwatch
 --serve`, org.keyboardadapter.Watcher on the session bus) through GDBus. It calls Subscribe, which
-starts the service when it is installed and not running (D-Bus activation), then GetState for the
-keyboards already up, and receives the SubscriberEvent signals the service sends to it alone: each
-update a D-Bus dictionary (a{sv}) that GDBus unpacks into a Python dict, frames (x, y, w, h).
+starts the service when it is installed and not running (D-Bus activation) and keeps it running,
+then GetState for the keyboards already up, and receives the Event signals the service sends to
+every listener: each update a D-Bus dictionary (a{sv}) that GDBus unpacks into a Python dict,
+frames (x, y, w, h). A bar needs no `local` (which comes to a subscriber in Verdict signals).
 
     python3 Examples/python/kbbar.py [--kbwatch PATH] [--position X,Y] [--size WxH] [-- KBWATCH-ARGS]
     python3 Examples/python/kbbar.py --service [--position X,Y] [--size WxH]
@@ -152,7 +153,7 @@ class KeyboardFeed(Feed):
 
 
 class ServiceFeed(Feed):
-    """The session service through GDBus: Subscribe, then the SubscriberEvent signals it sends.
+    """The session service through GDBus: Subscribe, then the Event signals it sends everyone.
 
     The signals are subscribed to before Subscribe is called, so none sent after it is missed;
     GetState, answered after every event sent before it, then gives the keyboards already up.
@@ -168,7 +169,7 @@ class ServiceFeed(Feed):
         self.bus.set_exit_on_close(False)  # a closed bus ends the main loop (closed), not the process
         self.bus.connect("closed", self.closed)
         self.bus.signal_subscribe(
-            SERVICE, SERVICE_INTERFACE, "SubscriberEvent", SERVICE_PATH, None, Gio.DBusSignalFlags.NONE,
+            SERVICE, SERVICE_INTERFACE, "Event", SERVICE_PATH, None, Gio.DBusSignalFlags.NONE,
             self.signalled)
         self.bus.signal_subscribe(
             "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus", SERVICE,

@@ -161,11 +161,21 @@ public final class SessionServiceClient: Sendable {
             + "interface='\(SessionServiceNames.interfaceName)'"
         do throws(BusFailure) {
             // Only the service's own connection speaks for it (anyone can address a signal to this
-            // one): its owner comes from the Subscribe reply, then from the bus.
-            for member in ["SubscriberEvent", "SubscriberProgress"] {
+            // one): its owner comes from the Subscribe reply, then from the bus. The broadcast
+            // events and progress frames take `local` from the verdicts sent to this subscriber.
+            let verdicts = state.verdicts
+            let handlers: [(String, (BusMessage) -> Received?)] =
+                [
+                    ("Verdict", { message in Self.recordVerdict(message, in: verdicts) }),
+                    ("Event", { message in Self.received(message, progress: false, verdicts: verdicts) }),
+                    ("SubscriberEvent", { message in Self.received(message, progress: false, verdicts: nil) }),
+                ]
+                + (options.progress
+                    ? [("Progress", { message in Self.received(message, progress: true, verdicts: verdicts) })] : [])
+            for (member, handle) in handlers {
                 state.slots.append(
                     try connection.addMatch(base + ",member='\(member)'", from: state.service.origin) { message in
-                        onReceive(Self.received(message, progress: member == "SubscriberProgress"))
+                        if let received = handle(message) { onReceive(received) }
                     })
             }
             state.slots.append(
@@ -187,17 +197,46 @@ public final class SessionServiceClient: Sendable {
         return state
     }
 
-    /// A subscriber signal's value, read as its interface says.
-    private static func received(_ message: BusMessage, progress: Bool) -> Received {
+    /// An event or progress frame, read as the interface says. With `verdicts` it is a broadcast
+    /// one, which takes `local` from them: nil when it was published before the subscription.
+    /// Without, it is a `SubscriberEvent`, `local` judged in it.
+    private static func received(_ message: BusMessage, progress: Bool, verdicts: ClientVerdicts?) -> Received? {
         do {
             guard message.hasSignature("a{sv}") else {
                 throw WatcherValueReader.Refusal(description: "its signature is not a{sv}")
             }
             let value = try message.readValue()
-            return progress
-                ? .progress(try WatcherValueReader.progress(value)) : .update(try WatcherValueReader.update(value))
+            var local: Bool?
+            if let verdicts {
+                guard let holding = verdicts.verdicts.local(for: try WatcherValueReader.show(value)) else { return nil }
+                local = holding
+            }
+            if progress {
+                var frame = try WatcherValueReader.progress(value)
+                if verdicts != nil { frame.state.isLocal = local }
+                return .progress(frame)
+            }
+            var update = try WatcherValueReader.update(value)
+            if verdicts != nil { update.isLocal = local }
+            return .update(update)
         } catch {
             return .refused("the service's \(progress ? "progress frame" : "event") does not read: \(error)")
+        }
+    }
+
+    /// Records a `Verdict`; nothing is passed on but a refusal.
+    private static func recordVerdict(_ message: BusMessage, in verdicts: ClientVerdicts) -> Received? {
+        do {
+            guard message.hasSignature("ua{sv}") else {
+                throw WatcherValueReader.Refusal(description: "its signature is not ua{sv}")
+            }
+            guard case .integer(let number) = try message.readValue(), let show = UInt32(exactly: number) else {
+                throw WatcherValueReader.Refusal(description: "its show is not a show's number")
+            }
+            verdicts.verdicts.record(try WatcherValueReader.verdict(message.readValue()), from: show)
+            return nil
+        } catch {
+            return .refused("the service's verdict does not read: \(error)")
         }
     }
 
@@ -259,6 +298,8 @@ final class ClientState: @unchecked Sendable {
     var slots: [BusSlot] = []
     /// The service's connection: its signals alone are heard.
     let service = NameOwnership()
+    /// This subscriber's verdicts, for the broadcast events.
+    let verdicts = ClientVerdicts()
 
     init(connection: BusConnection, context: LoopContext) {
         pump = BusPump(connection, context: context)
@@ -268,4 +309,10 @@ final class ClientState: @unchecked Sendable {
         slots.removeAll()
         pump.close()
     }
+}
+
+/// A subscriber's verdicts, shared by the client's signal handlers on its loop.
+final class ClientVerdicts: @unchecked Sendable {
+    // @unchecked: used on the client's loop only.
+    var verdicts = SubscriberVerdicts()
 }

@@ -25,6 +25,7 @@ public enum SessionServiceNames {
           value is unknown:
             event s                 willShow, didShow, willHide, didHide, willChangeFrame, didChangeFrame
             time x                  when it was produced, in microseconds since 1970-01-01 UTC
+            show u                  the number of the keyboard's show it belongs to (Event and Progress)
             backend s               x11, wayland, kwin, gnome
             keyboard a{sv}          id s, name s, kind s (keyboard, inputMethodPanel), pid u
             output a{sv}            name s, frame (iiii)
@@ -40,11 +41,19 @@ public enum SessionServiceNames {
             geometry s              how the frames were obtained: reported, derived, derivedUpperBound, unknown
             end_frame_predicted b   whether end_frame is a predicted destination
             timing s                where the duration comes from: measured, predicted, unknown
-          A progress frame (SubscriberProgress) has the keys of an update but event, visible, timing and
+          A progress frame (Progress) has the keys of an update but event, visible, timing, local and
           the animation's, and: transition s (the will event under way), frame (iiii) (where the keyboard
           is now), elapsed d (seconds since the transition's first frame), fraction d (0 to 1, when the
           destination is known). A visible keyboard (Keyboards, GetState) has keyboard, output, frame,
           docked, docked_edge, local, layout and geometry.
+
+          A subscriber's local: local is judged once per show of a keyboard, by the window that had
+          the focus when it showed. When a show starts, a subscriber whose verdict differs from the
+          last one it was sent gets Verdict (show u, verdict a{sv} with local b, left out when unknown)
+          before the show's first Event: its verdict for that show and every later one, until the next
+          Verdict. A Verdict for a show not after the last one replaces the verdicts from that show on.
+          The local of an Event or Progress of show N is that of the last Verdict for a show up to N;
+          an Event with no such Verdict was sent before the subscription.
         -->
         <node>
           <interface name="org.keyboardadapter.Watcher2">
@@ -66,14 +75,16 @@ public enum SessionServiceNames {
             </property>
 
             <!--
-              Subscribe: the caller gets SubscriberEvent signals (and SubscriberProgress ones when
-              options has "progress" true), addressed to it alone, with local judged for it: by its own
+              Subscribe: the caller gets Verdict signals, addressed to it alone, with local judged for it
+              (and Progress is sent while a subscriber's options have "progress" true): by its own
               process (the bus says which; "caller" false leaves it out), by the app id of its sandbox,
               and by the ids in options that are its own (see the README's security section): "pids"
               (au), "window_ids" (at, X11), "app_ids" (as), at most 64 of each. Unknown options are
-              ignored. Calling it again replaces the options. At most 256 subscribers, 32 of one user or
-              app; the next gets org.keyboardadapter.Watcher2.Error.LimitsExceeded. A subscriber whose
-              connection closes is forgotten.
+              ignored. After the reply come its Verdicts for the keyboards up now, then a willShow and a
+              didShow of each as SubscriberEvent. Calling it again replaces the options, and its
+              Verdicts follow again. At most 256 subscribers, 32 of one user or app; the next gets
+              org.keyboardadapter.Watcher2.Error.LimitsExceeded. A subscriber whose connection closes
+              is forgotten.
             -->
             <method name="Subscribe">
               <arg name="options" type="a{sv}" direction="in"/>
@@ -96,17 +107,22 @@ public enum SessionServiceNames {
             <method name="Show"/>
             <method name="Hide"/>
 
-            <!-- Every event, to everyone listening, without local. -->
+            <!-- Every event, to everyone listening, without local, with the number of its show. -->
             <signal name="Event">
               <arg name="update" type="a{sv}"/>
             </signal>
-            <!-- Every event, to one subscriber, local judged for it. -->
+            <!-- Every progress frame, to everyone listening, while a subscriber asks for them. -->
+            <signal name="Progress">
+              <arg name="progress" type="a{sv}"/>
+            </signal>
+            <!-- To one subscriber: its local from a show on (see above). -->
+            <signal name="Verdict">
+              <arg name="show" type="u"/>
+              <arg name="verdict" type="a{sv}"/>
+            </signal>
+            <!-- To one subscriber, on subscribing: the keyboards up then, local judged for it. -->
             <signal name="SubscriberEvent">
               <arg name="update" type="a{sv}"/>
-            </signal>
-            <!-- Every progress frame, to one subscriber that asked for them. -->
-            <signal name="SubscriberProgress">
-              <arg name="progress" type="a{sv}"/>
             </signal>
           </interface>
         </node>

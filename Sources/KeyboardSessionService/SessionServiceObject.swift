@@ -31,6 +31,8 @@ final class SessionServiceObject {
     private var nextWaiting = 0
     /// The sandboxes of the last focus's processes, for the sandboxed subscribers' verdicts.
     private var sandboxes = FocusSandboxes()
+    /// The keyboards' shows, numbered for the subscribers' verdicts.
+    private var shows = ShowNumbers()
     /// The visible keyboards, `local` unjudged: what the properties say now.
     private var present: [KeyboardState] = []
     /// Called once when no client has subscribed for the idle time.
@@ -53,34 +55,19 @@ final class SessionServiceObject {
 
     // MARK: - Publishing
 
-    /// Publishes an event: to each subscriber with its own `local`, then to everyone without
-    /// `local`. The subscribers' signals go first: each is one message to one client, where the
-    /// broadcast is matched by the bus against every connection's rules.
+    /// Publishes an event to everyone, without `local`, numbered with its show. When a show
+    /// starts, each subscriber whose verdict differs from the last one it was sent is sent the new
+    /// one first (see ``ShowNumbers``): D-Bus keeps the order of one sender's messages to each
+    /// receiver, so a subscriber has its verdict before the event it holds for.
     func publish(_ update: KeyboardUpdate) {
+        let (show, starts) = shows.number(for: update)
+        if starts {
+            for name in subscribers.names { sendVerdict(show, focus: update.focus, to: name) }
+        }
         var anonymous = update
         anonymous.isLocal = nil
-        let everyone = WatcherValues.update(anonymous)
-        // One value per verdict (true, false, unknown), however many subscribers share it.
-        var judgedTrue: BusValue?
-        var judgedFalse: BusValue?
-        for name in subscribers.names {
-            guard let local = subscribers.byName[name]?.judgement.isLocal(given: update.focus, sandboxes: &sandboxes)
-            else {
-                emit("SubscriberEvent", everyone, to: name)
-                continue
-            }
-            let value = local ? judgedTrue : judgedFalse
-            if let value {
-                emit("SubscriberEvent", value, to: name)
-                continue
-            }
-            var judged = update
-            judged.isLocal = local
-            let made = WatcherValues.update(judged)
-            if local { judgedTrue = made } else { judgedFalse = made }
-            emit("SubscriberEvent", made, to: name)
-        }
-        emit("Event", everyone)
+        emit("Event", WatcherValues.update(anonymous, show: show))
+        if update.event == .didHide { shows.ended(update.keyboard.id) }
         let before = present
         refreshPresent()
         if before != present {
@@ -96,22 +83,37 @@ final class SessionServiceObject {
         pump.needsProcessing()
     }
 
-    /// Publishes a progress frame to the subscribers that asked for them.
+    /// Sends subscriber `name` its verdict for a show with `focus`, unless it was sent that one last.
+    private func sendVerdict(_ show: UInt32, focus: FocusedTopLevel?, to name: String) {
+        guard let subscriber = subscribers[name] else { return }
+        let local = subscriber.judgement.isLocal(given: focus, sandboxes: &sandboxes)
+        guard subscriber.lastVerdict != .sent(local) else { return }
+        subscribers.setVerdict(name, .sent(local))
+        emit("Verdict", WatcherValues.verdict(show: show, local: local), to: name)
+    }
+
+    /// Publishes a progress frame to everyone, numbered with its show, while a subscriber asks
+    /// for them.
     func publish(_ progress: KeyboardProgress) {
-        var value: BusValue?
-        for name in subscribers.names where subscribers.byName[name]?.options.progress == true {
-            value = value ?? WatcherValues.progress(progress)
-            emit("SubscriberProgress", value!, to: name)
-        }
-        if value != nil { pump.needsProcessing() }
+        guard subscribers.wantProgress else { return }
+        var anonymous = progress
+        anonymous.state.isLocal = nil
+        emit(
+            "Progress",
+            WatcherValues.progress(anonymous, show: shows.number(ofKeyboard: progress.state.keyboard.id) ?? 0))
+        pump.needsProcessing()
     }
 
     private func emit(_ member: String, _ value: BusValue, to destination: String? = nil) {
+        emit(member, [value], to: destination)
+    }
+
+    private func emit(_ member: String, _ values: [BusValue], to destination: String? = nil) {
         // When the bus takes no more for one client (one that never reads), that one misses it
         // and the others go on.
         try? connection.emit(
             path: SessionServiceNames.objectPath, interface: SessionServiceNames.interfaceName, member: member,
-            [value], destination: destination)
+            values, destination: destination)
     }
 
     /// The visible keyboards without `local`, as the properties say them.
@@ -186,9 +188,10 @@ final class SessionServiceObject {
             return invalid(call, error.reason)
         }
         if subscribers[sender] != nil {
-            // Subscribing again replaces the options.
+            // Subscribing again replaces the options, and with them the verdicts.
             subscribers.update(sender, options: options)
             try? connection.reply(to: call, [])
+            sendPresentVerdicts(to: sender)
             return
         }
         guard subscribers.count < configuration.maximumSubscribers, waiting.count < configuration.maximumSubscribers
@@ -202,6 +205,7 @@ final class SessionServiceObject {
             guard subscribers[sender] == nil else {
                 subscribers.update(sender, options: options)
                 try? connection.reply(to: call, [])
+                sendPresentVerdicts(to: sender)
                 return
             }
             guard subscribers.perShare[caller.share] < configuration.maximumSubscribersPerClient else {
@@ -255,9 +259,22 @@ final class SessionServiceObject {
         return SessionCaller(credentials: numbers)
     }
 
+    /// Sends subscriber `name` its verdicts for the shows of the keyboards up now, in the order
+    /// of the shows: the broadcast events of those shows are then its own to read.
+    private func sendPresentVerdicts(to name: String) {
+        let numbered = manager.visibleKeyboards.compactMap { state in
+            shows.number(ofKeyboard: state.keyboard.id).map { (show: $0, focus: state.focus) }
+        }
+        for (show, focus) in numbered.sorted(by: { $0.show < $1.show }) {
+            sendVerdict(show, focus: focus, to: name)
+        }
+    }
+
     /// A new subscriber hears of the keyboards already up as a watcher started now would: a
-    /// willShow and a didShow each, from off screen through its edge, nothing measured.
+    /// willShow and a didShow each, from off screen through its edge, nothing measured,
+    /// addressed to it alone (`SubscriberEvent`), after its verdicts for their shows.
     private func replayPresent(to name: String) {
+        sendPresentVerdicts(to: name)
         guard let subscriber = subscribers[name] else { return }
         for state in manager.visibleKeyboards {
             var judged = state

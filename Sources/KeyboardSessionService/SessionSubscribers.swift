@@ -153,9 +153,11 @@ struct SessionSubscribers {
         let caller: SessionCaller
         /// Follows the client's name, which going away forgets it.
         var ownerWatch: BusSlot?
-        /// How its `local` is judged, kept as the options change: used on every event, for
+        /// How its `local` is judged, kept as the options change: used at every show, for
         /// every subscriber.
         private(set) var judgement: LocalJudgement
+        /// The verdict it was last sent (see ``ShowNumbers``).
+        var lastVerdict = SentVerdict.none
 
         init(options: SubscribeOptions, caller: SessionCaller, ownerWatch: BusSlot?) {
             self.options = options
@@ -195,8 +197,17 @@ struct SessionSubscribers {
         perShare.add(subscriber.caller.share)
     }
 
-    /// Replaces a subscriber's options.
-    mutating func update(_ name: String, options: SubscribeOptions) { byName[name]?.options = options }
+    /// Replaces a subscriber's options; its verdicts are to be sent again.
+    mutating func update(_ name: String, options: SubscribeOptions) {
+        byName[name]?.options = options
+        byName[name]?.lastVerdict = .none
+    }
+
+    /// Records the verdict a subscriber was sent.
+    mutating func setVerdict(_ name: String, _ verdict: SentVerdict) { byName[name]?.lastVerdict = verdict }
+
+    /// Whether any subscriber asked for progress frames.
+    var wantProgress: Bool { byName.values.contains { $0.options.progress } }
 
     @discardableResult
     mutating func remove(_ name: String) -> Subscriber? {

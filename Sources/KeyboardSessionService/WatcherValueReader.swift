@@ -46,6 +46,20 @@ enum WatcherValueReader {
             elapsed: try duration(value, "elapsed"), backend: try string(value, "backend"), timestamp: try time(value))
     }
 
+    /// The number of the show an `Event` or `Progress` belongs to.
+    static func show(_ value: ReceivedBusValue) throws(Refusal) -> UInt32 {
+        guard case .integer(let number) = try entry(value, "show"), let show = UInt32(exactly: number) else {
+            throw Refusal(description: "show is not a show's number")
+        }
+        return show
+    }
+
+    /// A `Verdict`'s `local`, nil when unknown.
+    static func verdict(_ value: ReceivedBusValue) throws(Refusal) -> Bool? {
+        guard case .dictionary = value else { throw Refusal(description: "the verdict is not a dictionary") }
+        return try optional(value, "local") { entry throws(Refusal) in try flag(entry, "local") }
+    }
+
     /// `GetState`'s answer.
     static func state(_ value: ReceivedBusValue) throws(Refusal) -> SessionServiceClient.State {
         SessionServiceClient.State(

@@ -15,9 +15,11 @@ import KeyboardServices
 enum WatcherValues {
     // MARK: - Writing
 
-    /// An event, `local` as the update says.
-    static func update(_ update: KeyboardUpdate) -> BusValue {
+    /// An event, `local` as the update says; `show` numbers the show it belongs to (broadcast
+    /// `Event`s carry it, for subscribers to find their verdict).
+    static func update(_ update: KeyboardUpdate, show: UInt32? = nil) -> BusValue {
         var entries = header(update.event.rawValue, update.timestamp, update.backend)
+        if let show { entries.append(("show", .uint32(show))) }
         entries += state(update.state, frame: "end_frame")
         if update.hasKnownFrame { entries.append(("begin_frame", rect(update.beginFrame))) }
         entries += [
@@ -30,9 +32,10 @@ enum WatcherValues {
 
     /// A progress frame: `frame` where the keyboard is now, `begin_frame` and `end_frame` where
     /// the transition began and goes, `elapsed` seconds, `fraction` when the destination is known.
-    static func progress(_ progress: KeyboardProgress) -> BusValue {
+    static func progress(_ progress: KeyboardProgress, show: UInt32? = nil) -> BusValue {
         var entries = header(progress.transition.rawValue, progress.timestamp, progress.backend)
         entries[0].0 = "transition"
+        if let show { entries.append(("show", .uint32(show))) }
         entries += state(progress.state, frame: "frame")
         if progress.state.hasKnownFrame {
             entries += [("begin_frame", rect(progress.beginFrame)), ("end_frame", rect(progress.endFrame))]
@@ -42,6 +45,11 @@ enum WatcherValues {
         ]
         if let fraction = progress.fraction { entries.append(("fraction", .double(fraction))) }
         return .dictionary(entries)
+    }
+
+    /// A subscriber's verdict from show `show` on (`Verdict(u, a{sv})`): `local` when it is known.
+    static func verdict(show: UInt32, local: Bool?) -> [BusValue] {
+        [.uint32(show), .dictionary(local.map { [("local", .bool($0))] } ?? [])]
     }
 
     /// The visible keyboards, `aa{sv}`.

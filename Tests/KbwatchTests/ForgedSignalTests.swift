@@ -9,7 +9,9 @@ import Testing
 /// goes on, prints nothing of them, and hears the next real show.
 @Suite("forged signals to the session service and its client")
 struct ForgedSignalTests {
-    @Test("NameOwnerChanged to the service and to the client, SubscriberEvent to the client: nothing changes")
+    @Test(
+        "NameOwnerChanged to the service and to the client, SubscriberEvent, Event and Verdict to the client: nothing changes"
+    )
     func forgedToServiceAndClient() throws {
         guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3"]) else { return }
         let world = try SessionServiceTests.World(idleExit: "30")
@@ -43,7 +45,7 @@ struct ForgedSignalTests {
         Thread.sleep(forTimeInterval: 0.5)
         #expect(client.isRunning, "the client ended: \(client.log)")
 
-        _ = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         try Wait.require("the client's didShow (\(client.log))", timeout: 15) {
             client.log.contains(#""event":"didShow""#)
         }
@@ -52,6 +54,34 @@ struct ForgedSignalTests {
         #expect(lines.allSatisfy { $0.hasPrefix("{\"schema\":1,") }, "\(client.log)")
         #expect(
             lines.contains { $0.contains(#""event":"willShow""#) && $0.contains(#""local":true"#) }, "\(client.log)")
+
+        // Hidden, then the stranger's verdicts: from each of the next shows on, not the client's.
+        // The service sends a verdict only when it changes: believed, they would hold at the next
+        // show, for the same window.
+        keyboard.stop()
+        try Wait.require("the client's didHide (\(client.log))", timeout: 15) {
+            client.log.contains(#""event":"didHide""#)
+        }
+        for show in 1...12 {
+            try ForgedSignals.send(
+                .variant(
+                    path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
+                    member: "Verdict", value: "(uint32 \(show), {'local': <false>})"), toConnectionsOf: client.pid,
+                bus: world.bus.address)
+        }
+        try ForgedSignals.send(
+            .update(
+                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2", member: "Event",
+                name: "FORGED"), toConnectionsOf: client.pid, bus: world.bus.address)
+        let shownAgain = client.log.components(separatedBy: #""event":"didShow""#).count
+        let again = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { again.stop() }
+        try Wait.require("the client's second didShow (\(client.log))", timeout: 15) {
+            client.log.components(separatedBy: #""event":"didShow""#).count > shownAgain
+        }
+        let second = client.log.split(separator: "\n").last { $0.contains(#""event":"didShow""#) } ?? ""
+        #expect(second.contains(#""local":true"#), "\(client.log)")
+        #expect(!client.log.contains("FORGED"), "\(client.log)")
         client.signal(SIGINT)
         #expect(client.waitForExit(timeout: 5) == 0)
     }

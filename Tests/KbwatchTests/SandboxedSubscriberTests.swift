@@ -10,6 +10,31 @@ import Testing
 struct SandboxedSubscriberTests {
     static let appID = "org.keyboardadapter.test.Chat"
 
+    /// What both apps do with the service's signals: keep the verdicts sent to them (`Verdict`),
+    /// and print `EVENT LOCAL` for each event, broadcast (`Event`, `LOCAL` from the verdict for its
+    /// show) or addressed to them (`SubscriberEvent`), `LOCAL` being `None` when unknown.
+    static let subscriberSignals = #"""
+        changes, first = [], []
+
+        def verdict(bus, sender, path, interface, member, parameters):
+            show, values = parameters.unpack()
+            changes[:] = [c for c in changes if c[0] < show] + [(show, values.get("local"))]
+            first[:] = [min(first + [show])]
+
+        def event(bus, sender, path, interface, member, parameters):
+            update = parameters.unpack()[0]
+            if not first or update["show"] < first[0]:
+                return  # sent before the subscription
+            print(update["event"], next((l for s, l in reversed(changes) if s <= update["show"]), None), flush=True)
+
+        def replayed(bus, sender, path, interface, member, parameters):
+            update = parameters.unpack()[0]
+            print(update["event"], update.get("local"), flush=True)
+
+        for member, handler in [("Verdict", verdict), ("Event", event), ("SubscriberEvent", replayed)]:
+            bus.signal_subscribe(NAME, IFACE, member, PATH, None, Gio.DBusSignalFlags.NONE, handler)
+        """#
+
     /// The app: makes a window of its own (an xmessage in its sandbox), subscribes (naming the
     /// focused window and its pid, which are not its own) and prints `EVENT LOCAL` for each
     /// SubscriberEvent, `LOCAL` being `None` where the key is missing.
@@ -26,11 +51,7 @@ struct SandboxedSubscriberTests {
             sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
             None, None)
 
-        def signalled(bus, sender, path, interface, member, parameters):
-            update = parameters.unpack()[0]
-            print(update["event"], update.get("local"), flush=True)
-
-        bus.signal_subscribe(NAME, IFACE, "SubscriberEvent", PATH, None, Gio.DBusSignalFlags.NONE, signalled)
+        \#(subscriberSignals)
         options = {"window_ids": GLib.Variant("at", [int(sys.argv[2], 16)]), "pids": GLib.Variant("au", [int(sys.argv[3])])}
         bus.call_sync(NAME, PATH, IFACE, "Subscribe", GLib.Variant("(a{sv})", (options,)), None,
                       Gio.DBusCallFlags.NONE, 25000, None)
@@ -158,11 +179,7 @@ struct SandboxedSubscriberTests {
             sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
             None, None)
 
-        def signalled(bus, sender, path, interface, member, parameters):
-            update = parameters.unpack()[0]
-            print(update["event"], update.get("local"), flush=True)
-
-        bus.signal_subscribe(NAME, IFACE, "SubscriberEvent", PATH, None, Gio.DBusSignalFlags.NONE, signalled)
+        \#(subscriberSignals)
         options = {"app_ids": GLib.Variant("as", [sys.argv[3]])}
         bus.call_sync(NAME, PATH, IFACE, "Subscribe", GLib.Variant("(a{sv})", (options,)), None,
                       Gio.DBusCallFlags.NONE, 25000, None)

@@ -130,6 +130,7 @@ public enum ForgedSignals {
                                                        "kind": GLib.Variant("s", "keyboard")}),
                     "end_frame": frame, "begin_frame": frame, "docked": GLib.Variant("b", True),
                     "geometry": GLib.Variant("s", "reported"), "visible": GLib.Variant("b", True),
+                    "show": GLib.Variant("u", 1), "local": GLib.Variant("b", False),
                     "animation_duration": GLib.Variant("d", 0.0), "animation_curve": GLib.Variant("s", "none"),
                     "end_frame_predicted": GLib.Variant("b", False), "timing": GLib.Variant("s", "unknown"),
                 }

@@ -1,5 +1,5 @@
 /* A bus connection whose authentication waits for each answer, for sandboxes whose bus is
-   xdg-dbus-proxy before 0.1.6 (Debian 12's 0.1.4, Debian 13's 0.1.5). sd-bus sends its whole
+   xdg-dbus-proxy before 0.1.6 (Debian 12's 0.1.4; Debian 13 has 0.1.6). sd-bus sends its whole
    handshake in one write, "AUTH EXTERNAL", "DATA", "NEGOTIATE_UNIX_FD" and "BEGIN" together; those
    proxies take BEGIN as the end of the handshake before the bus has answered, read the bus's
    answer as a message header, and close the connection ("Invalid message header read"). sd-bus has

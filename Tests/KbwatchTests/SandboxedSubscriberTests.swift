@@ -59,13 +59,15 @@ struct SandboxedSubscriberTests {
         GLib.MainLoop().run()
         """#
 
-    /// A sandbox as Flatpak makes one: a root of its own with the host's /usr, its own pid
-    /// namespace, `info` as `/.flatpak-info`, `shared` (where the bus sockets are) and the X
-    /// server's socket bound in, and `readable` folders read-only.
-    static func sandboxed(info: String, shared: String, readable: [String] = [], _ command: [String]) -> [String] {
+    /// A sandbox as Flatpak makes one: a root of its own with the /usr and /etc of `system` (the
+    /// host's, or a userland's), its own pid namespace, `info` as `/.flatpak-info`, `shared` (where
+    /// the bus sockets are) and the X server's socket bound in, and `readable` folders read-only.
+    static func sandboxed(
+        info: String, shared: String, readable: [String] = [], system: String = "", _ command: [String]
+    ) -> [String] {
         readable.flatMap { ["--ro-bind", $0, $0] } + [
-            "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-            "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+            "--ro-bind", system + "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--symlink", "usr/bin", "/bin", "--ro-bind", system + "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
             "--bind", shared, shared, "--ro-bind", info, "/.flatpak-info", "--ro-bind-try",
             "/tmp/.X11-unix", "/tmp/.X11-unix", "--unshare-pid", "--die-with-parent",
             "--",
@@ -73,10 +75,11 @@ struct SandboxedSubscriberTests {
     }
 
     @Test(
-        "the ids a sandboxed app names go; local exactly while its own window (made in its sandbox) has the focus; kbwatch works through the proxy"
-    )
-    func sandboxedApp() throws {
-        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap", "xdg-dbus-proxy"])
+        "the ids a sandboxed app names go; local exactly while its own window (made in its sandbox) has the focus; kbwatch works through the proxy (Debian 12's 0.1.4, Debian 13's 0.1.6)",
+        arguments: [Stack.debian12, .debian13])
+    func sandboxedApp(proxyFrom stack: Stack) throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap"]),
+            try Userland.ready(stack, ["xdg-dbus-proxy"])
         else { return }
         let world = try SessionServiceTests.World(idleExit: "30")
         defer { world.stop() }
@@ -89,10 +92,11 @@ struct SandboxedSubscriberTests {
         try Self.app.write(toFile: script, atomically: true, encoding: .utf8)
         let busSocket = String(world.bus.address.dropFirst("unix:path=".count))
         let proxySocket = directory + "/proxy-bus"
+        // The proxy of `stack`, run from its /usr in the app's sandbox, as Flatpak runs its own.
         let proxy = try world.session.start(
             "bwrap",
             Self.sandboxed(
-                info: info, shared: directory,
+                info: info, shared: directory, system: stack.suite == nil ? "" : Userland.root(stack),
                 ["xdg-dbus-proxy", world.bus.address, proxySocket, "--filter", "--talk=org.keyboardadapter.Watcher"]))
         defer { proxy.stop() }
         try Wait.require("the proxy's socket (\(proxy.log))", timeout: 10) {

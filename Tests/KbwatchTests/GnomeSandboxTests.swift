@@ -34,7 +34,8 @@ extension GnomeTests {
             ["bwrap"]
                 + SandboxedSubscriberTests.sandboxed(
                     info: info, shared: shared,
-                    ["xdg-dbus-proxy", gnome.busAddress, proxySocket, "--filter", "--talk=org.keyboardadapter.Watcher"]))
+                    ["xdg-dbus-proxy", gnome.busAddress, proxySocket, "--filter", "--talk=org.keyboardadapter.Watcher"])
+        )
         defer { proxy.stop() }
         try Wait.require("the proxy's socket (\(proxy.errors))", timeout: 10) {
             FileManager.default.fileExists(atPath: proxySocket)

@@ -9,7 +9,9 @@ import Testing
 struct PlasmaKeyboardTests {
     static let sessionPrograms = ["kwin_wayland", "plasma-keyboard", "dbus-daemon"]
 
-    @Test("three forceActivate shows at the panel's strip, three hides each within 2 s, --state, nothing left in KWin")
+    @Test(
+        "three forceActivate shows at the panel's strip, three hides each within 2 s, --state, a stranger's signals believed not, nothing left in KWin"
+    )
     func showsAndHides() throws {
         guard try Programs.ready(["dbus-send"]), try Userland.ready(.forky, Self.sessionPrograms) else { return }
         let kwin = try HeadlessKWin(stack: .forky)
@@ -47,6 +49,18 @@ struct PlasmaKeyboardTests {
             index = gone.index
             let after = try kwin.kbwatch(["--state", "--json"])
             #expect(after.status == 1, "round \(round): \(after.output)")
+            if round == 0 {
+                // A stranger speaking for KWin, addressed to the watcher, between the first hide
+                // and the next show: none is believed, and the next shows are heard.
+                let (path, interface) = ("/VirtualKeyboard", "org.kde.kwin.VirtualKeyboard")
+                try ForgedSignals.expectIgnored(
+                    [
+                        .propertyTrue(path: path, interface: interface, property: "visible"),
+                        .variant(path: path, interface: interface, member: "visibleChanged", value: "()"),
+                        .nameLost("org.kde.KWin"), .nameTaken("org.kde.KWin"),
+                        .propertyTrue(path: path, interface: interface, property: "visible"),
+                    ], by: watcher, bus: kwin.busAddress, as: kwin.user)
+            }
         }
         #expect(Set(frames.map(\.description)).count == 1, "one panel, one strip: \(frames)")
         print("plasma-keyboard's strip, as kbwatch reported it: \(frames.first?.description ?? "none")")

@@ -206,18 +206,19 @@ public final class SessionServiceClient: Sendable {
                 throw WatcherValueReader.Refusal(description: "its signature is not a{sv}")
             }
             let value = try message.readValue()
-            var local: Bool?
+            // nil: the value's own `local` stands (a SubscriberEvent's).
+            var verdict: Bool??
             if let verdicts {
                 guard let holding = verdicts.verdicts.local(for: try WatcherValueReader.show(value)) else { return nil }
-                local = holding
+                verdict = holding
             }
             if progress {
                 var frame = try WatcherValueReader.progress(value)
-                if verdicts != nil { frame.state.isLocal = local }
+                if let verdict { frame.state.isLocal = verdict }
                 return .progress(frame)
             }
             var update = try WatcherValueReader.update(value)
-            if verdicts != nil { update.isLocal = local }
+            if let verdict { update.isLocal = verdict }
             return .update(update)
         } catch {
             return .refused("the service's \(progress ? "progress frame" : "event") does not read: \(error)")

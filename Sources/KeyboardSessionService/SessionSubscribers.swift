@@ -181,6 +181,8 @@ struct SessionSubscribers {
     private(set) var names: [String] = []
     /// How many subscribers each client's share holds.
     private(set) var perShare = ShareCounts()
+    /// How many subscribers asked for progress frames.
+    private var progressCount = 0
 
     var count: Int { byName.count }
     var isEmpty: Bool { byName.isEmpty }
@@ -191,14 +193,18 @@ struct SessionSubscribers {
     mutating func add(_ name: String, _ subscriber: Subscriber) {
         if let old = byName.updateValue(subscriber, forKey: name) {
             perShare.remove(old.caller.share)
+            progressCount -= old.options.progress ? 1 : 0
         } else {
             names.insert(name, at: names.firstIndex { $0 > name } ?? names.endIndex)
         }
         perShare.add(subscriber.caller.share)
+        progressCount += subscriber.options.progress ? 1 : 0
     }
 
     /// Replaces a subscriber's options; its verdicts are to be sent again.
     mutating func update(_ name: String, options: SubscribeOptions) {
+        guard let old = byName[name] else { return }
+        progressCount += (options.progress ? 1 : 0) - (old.options.progress ? 1 : 0)
         byName[name]?.options = options
         byName[name]?.lastVerdict = .none
     }
@@ -206,14 +212,15 @@ struct SessionSubscribers {
     /// Records the verdict a subscriber was sent.
     mutating func setVerdict(_ name: String, _ verdict: SentVerdict) { byName[name]?.lastVerdict = verdict }
 
-    /// Whether any subscriber asked for progress frames.
-    var wantProgress: Bool { byName.values.contains { $0.options.progress } }
+    /// Whether any subscriber asked for progress frames (asked on every frame: counted, not searched).
+    var wantProgress: Bool { progressCount > 0 }
 
     @discardableResult
     mutating func remove(_ name: String) -> Subscriber? {
         guard let removed = byName.removeValue(forKey: name) else { return nil }
         names.removeAll { $0 == name }
         perShare.remove(removed.caller.share)
+        progressCount -= removed.options.progress ? 1 : 0
         return removed
     }
 }

@@ -25,6 +25,7 @@ struct ForgedSignalTests {
 
         // To the service: the client's connections are gone. To the client: the service is gone,
         // and an event of the stranger's own, with a terminal escape in it.
+        let (path, interface) = ("/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2")
         let clientNames = try world.bus.uniqueNames(of: client.pid)
         #expect(!clientNames.isEmpty)
         for name in clientNames {
@@ -33,15 +34,12 @@ struct ForgedSignalTests {
         try ForgedSignals.send(
             .nameLost("org.keyboardadapter.Watcher"), toConnectionsOf: client.pid, bus: world.bus.address)
         try ForgedSignals.send(
-            .string(
-                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
-                member: "SubscriberEvent", value: "FORGED\u{1B}[31m"), toConnectionsOf: client.pid,
-            bus: world.bus.address)
+            .string(path: path, interface: interface, member: "SubscriberEvent", value: "FORGED\u{1B}[31m"),
+            toConnectionsOf: client.pid, bus: world.bus.address)
         // A well-formed update too: only its sender gives it away.
         try ForgedSignals.send(
-            .update(
-                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
-                member: "SubscriberEvent", name: "FORGED"), toConnectionsOf: client.pid, bus: world.bus.address)
+            .update(path: path, interface: interface, member: "SubscriberEvent", name: "FORGED"),
+            toConnectionsOf: client.pid, bus: world.bus.address)
         Thread.sleep(forTimeInterval: 0.5)
         #expect(client.isRunning, "the client ended: \(client.log)")
 
@@ -65,14 +63,12 @@ struct ForgedSignalTests {
         for show in 1...12 {
             try ForgedSignals.send(
                 .variant(
-                    path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2",
-                    member: "Verdict", value: "(uint32 \(show), {'local': <false>})"), toConnectionsOf: client.pid,
-                bus: world.bus.address)
+                    path: path, interface: interface, member: "Verdict", value: "(uint32 \(show), {'local': <false>})"),
+                toConnectionsOf: client.pid, bus: world.bus.address)
         }
         try ForgedSignals.send(
-            .update(
-                path: "/org/keyboardadapter/Watcher", interface: "org.keyboardadapter.Watcher2", member: "Event",
-                name: "FORGED"), toConnectionsOf: client.pid, bus: world.bus.address)
+            .update(path: path, interface: interface, member: "Event", name: "FORGED"), toConnectionsOf: client.pid,
+            bus: world.bus.address)
         let shownAgain = client.log.components(separatedBy: #""event":"didShow""#).count
         let again = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { again.stop() }

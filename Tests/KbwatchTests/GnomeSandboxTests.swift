@@ -16,42 +16,13 @@ extension GnomeTests {
         let session = try Session(stack: stack)
         let gnome = session.gnome
         defer { gnome.stop() }
-        let service = try gnome.watch(["--serve", "--stay"])
-        defer { service.stop() }
-        try Wait.require("the service on the session bus (\(service.errors))", timeout: 15) {
-            (try? gnome.run([
-                "gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
-                "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner", "org.keyboardadapter.Watcher",
-            ]))?.output.contains("true") == true
-        }
-
-        // The proxy and the app, as the session's user, each in a sandbox naming the app.
-        let appID = SandboxedSubscriberTests.appID
-        let info = try gnome.runtime.write("flatpak-info", "[Application]\nname=\(appID)\n")
-        let proxySocket = gnome.runtime.xdg + "/proxy-bus"
-        let shared = gnome.runtime.path
-        let proxy = try gnome.watchCommand(
-            ["bwrap"]
-                + SandboxedSubscriberTests.sandboxed(
-                    info: info, shared: shared,
-                    ["xdg-dbus-proxy", gnome.busAddress, proxySocket, "--filter", "--talk=org.keyboardadapter.Watcher"])
-        )
-        defer { proxy.stop() }
-        try Wait.require("the proxy's socket (\(proxy.errors))", timeout: 10) {
-            FileManager.default.fileExists(atPath: proxySocket)
-        }
-        let script = try gnome.runtime.write("sandboxed-chat.py", SandboxedSubscriberTests.waylandApp)
-        let (program, arguments) = TestUser.command(
-            ["/usr/bin/env", "-i"] + gnome.environment + [
-                "WAYLAND_DISPLAY=\(gnome.socket)", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1", "GSETTINGS_BACKEND=memory",
-                "bwrap",
-            ]
-                + SandboxedSubscriberTests.sandboxed(
-                    info: info, shared: shared,
-                    ["/usr/bin/python3", script, "unix:path=" + proxySocket, appID, "kbentry"]),
-            as: gnome.user)
-        let app = try ChildProcess(program, arguments, directory: gnome.runtime.path)
-        defer { app.stop() }
+        let sandboxed = try SandboxedSessionApp(
+            environment: gnome.environment, extra: ["WAYLAND_DISPLAY=\(gnome.socket)", "GDK_BACKEND=wayland"],
+            user: gnome.user, runtime: gnome.runtime, busAddress: gnome.busAddress, naming: "kbentry",
+            run: { try gnome.run($0) },
+            watch: { try gnome.watchCommand($0) }, kbwatch: { try gnome.watch($0) })
+        defer { sandboxed.stop() }
+        let (service, app) = (sandboxed.service, sandboxed.app)
         try Wait.require("the sandboxed app to subscribe (\(app.log))", timeout: 20) { app.log.contains("subscribed") }
 
         // Its own window focused, then the entry app it named, then its own again: each time the

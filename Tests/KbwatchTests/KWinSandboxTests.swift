@@ -15,39 +15,12 @@ extension KWin6Tests {
         else { return }
         let kwin = try HeadlessKWin(stack: .debian13)
         defer { kwin.stop() }
-        let service = try kwin.watch(["--serve", "--stay"])
-        defer { service.stop() }
-        try Wait.require("the service on the session bus (\(service.errors))", timeout: 15) {
-            (try? kwin.run([
-                "gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
-                "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.NameHasOwner", "org.keyboardadapter.Watcher",
-            ]))?.output.contains("true") == true
-        }
-
-        let appID = SandboxedSubscriberTests.appID
-        let info = try kwin.runtime.write("flatpak-info", "[Application]\nname=\(appID)\n")
-        let proxySocket = kwin.runtime.xdg + "/proxy-bus"
-        let shared = kwin.runtime.path
-        let proxy = try kwin.watchCommand(
-            ["bwrap"]
-                + SandboxedSubscriberTests.sandboxed(
-                    info: info, shared: shared,
-                    ["xdg-dbus-proxy", kwin.busAddress, proxySocket, "--filter", "--talk=org.keyboardadapter.Watcher"]))
-        defer { proxy.stop() }
-        try Wait.require("the proxy's socket (\(proxy.errors))", timeout: 10) {
-            FileManager.default.fileExists(atPath: proxySocket)
-        }
-        let script = try kwin.runtime.write("sandboxed-chat.py", SandboxedSubscriberTests.waylandApp)
-        let (program, arguments) = TestUser.command(
-            ["/usr/bin/env", "-i"] + kwin.environment + [
-                "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1", "GSETTINGS_BACKEND=memory", "bwrap",
-            ]
-                + SandboxedSubscriberTests.sandboxed(
-                    info: info, shared: shared,
-                    ["/usr/bin/python3", script, "unix:path=" + proxySocket, appID, "org.example.Other"]),
-            as: kwin.user)
-        let app = try ChildProcess(program, arguments, directory: kwin.runtime.path)
-        defer { app.stop() }
+        let sandboxed = try SandboxedSessionApp(
+            environment: kwin.environment, extra: ["GDK_BACKEND=wayland"], user: kwin.user, runtime: kwin.runtime,
+            busAddress: kwin.busAddress, naming: "org.example.Other", run: { try kwin.run($0) },
+            watch: { try kwin.watchCommand($0) }, kbwatch: { try kwin.watch($0) })
+        defer { sandboxed.stop() }
+        let (service, app) = (sandboxed.service, sandboxed.app)
         try Wait.require("the sandboxed app's window to be active (\(app.log))", timeout: 20) {
             app.log.split(separator: "\n").last == "active"
         }

@@ -13,6 +13,17 @@ struct KWinTests {
     /// What runs in the session, from the stack under test (dbus-send, the tests' own tool, is the host's).
     static let sessionPrograms = ["kwin_wayland", "maliit-keyboard", "dbus-daemon"]
 
+    /// A stranger's word for KWin's keyboard: `visible` true in PropertiesChanged, visibleChanged,
+    /// `org.kde.KWin` lost and taken, and `visible` true again.
+    static let forged: [ForgedSignals.Signal] = {
+        let (path, interface) = ("/VirtualKeyboard", "org.kde.kwin.VirtualKeyboard")
+        let visible = ForgedSignals.Signal.propertyTrue(path: path, interface: interface, property: "visible")
+        return [
+            visible, .variant(path: path, interface: interface, member: "visibleChanged", value: "()"),
+            .nameLost("org.kde.KWin"), .nameTaken("org.kde.KWin"), visible,
+        ]
+    }()
+
     @Test(
         "selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher; a stranger's signals change nothing",
         arguments: Stack.maliit)
@@ -73,17 +84,8 @@ struct KWinTests {
         let gone = try watcher.next("didHide", after: shown.index)
         #expect(gone.object("keyboard").string("name") == "KWin virtual keyboard")
 
-        // A stranger speaking for KWin, addressed to the watcher: `visible` true in
-        // PropertiesChanged, visibleChanged, the name lost and taken. None is believed.
-        let path = "/VirtualKeyboard"
-        let interface = "org.kde.kwin.VirtualKeyboard"
-        try ForgedSignals.expectIgnored(
-            [
-                .propertyTrue(path: path, interface: interface, property: "visible"),
-                .variant(path: path, interface: interface, member: "visibleChanged", value: "()"),
-                .nameLost("org.kde.KWin"), .nameTaken("org.kde.KWin"),
-                .propertyTrue(path: path, interface: interface, property: "visible"),
-            ], by: watcher, bus: kwin.busAddress, as: kwin.user)
+        // A stranger speaking for KWin, addressed to the watcher. None is believed.
+        try ForgedSignals.expectIgnored(Self.forged, by: watcher, bus: kwin.busAddress, as: kwin.user)
 
         let show = try kwin.kbwatch(["--show"])
         #expect(show.status == 0, "kbwatch --show: \(show.output)")

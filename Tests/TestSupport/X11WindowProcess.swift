@@ -7,13 +7,10 @@ extension X11Session {
     /// window as that process's: tests that judge an app by its process need such a window, since
     /// a window the test makes itself is the test's, whatever `_NET_WM_PID` it is given.
     public func startWindowProcess(
-        title: String, instance: String, x: Int, y: Int, width: Int = 300, height: Int = 200,
-        environment extra: [String: String?] = [:]
+        title: String, instance: String, x: Int, y: Int, width: Int = 300, height: Int = 200
     ) throws -> (process: ChildProcess, window: UInt) {
         let process = try start(
-            "xmessage",
-            ["-name", instance, "-title", title, "-geometry", "\(width)x\(height)+\(x)+\(y)", title],
-            environment: extra)
+            "xmessage", ["-name", instance, "-title", title, "-geometry", "\(width)x\(height)+\(x)+\(y)", title])
         return (process, try window(titled: title, of: process))
     }
 

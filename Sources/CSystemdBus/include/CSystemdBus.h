@@ -2,8 +2,8 @@
 #define KEYBOARD_ADAPTER_CSYSTEMDBUS_H
 /*
  * The few sd-bus conveniences Swift cannot express: a method call that can never start (activate)
- * its destination, a start whose authentication is paced, the error of a reply, and a zeroed error (SD_BUS_ERROR_NULL is a compound
- * literal, which Swift does not import). Every function returns >= 0 on success, -errno on failure.
+ * its destination, a start whose authentication is paced, the error of a reply, and a zeroed error
+ * (SD_BUS_ERROR_NULL is a compound literal, which Swift does not import). Every function returns >= 0 on success, -errno on failure.
  */
 #include <stdint.h>
 #include <systemd/sd-bus.h>

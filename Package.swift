@@ -158,7 +158,9 @@ let package = Package(
         .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"]),
         .testTarget(
             name: "KbwatchTests",
-            dependencies: ["kbwatch", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport"]),
+            dependencies: [
+                "kbwatch", "kbraces", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport",
+            ]),
         // The repository's own checks, and its packaging: scripts/install, scripts/build-deb and the
         // .deb installed on Debian 12 (the host) and in the Debian 13 userland.
         .testTarget(name: "RepositoryTests", dependencies: ["TestSupport"]),
@@ -167,6 +169,9 @@ let package = Package(
         // An app that declares its own Rect, Edge, EdgeInsets, ... beside `import KeyboardAdapter`.
         .testTarget(name: "NameCollisionTests", dependencies: ["KeyboardAdapter"]),
         // A hostile Wayland client for the tests: thousands of toplevels with long titles and app ids.
+        // The manager's lifecycle races, run as a compositor session's user (KWin's, GNOME's).
+        .executableTarget(
+            name: "kbraces", dependencies: ["KeyboardAdapter", "TestSupport"], path: "Tests/LifecycleRaceRunner"),
         .executableTarget(
             name: "toplevelflood", dependencies: ["CWayland", "CWaylandProtocols"], path: "Tests/ToplevelFlood"),
         .testTarget(

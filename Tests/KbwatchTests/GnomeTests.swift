@@ -282,6 +282,23 @@ struct GnomeTests {
     }
 
     @Test(
+        "the manager's lifecycle with the keyboard up: restarts from callbacks, two stops, 1 000 start/stop races, an owner released in its callback",
+        arguments: [Stack.debian12, .sid])
+    func lifecycleRaces(stack: Stack) throws {
+        guard try Self.ready(stack) else { return }
+        let session = try Session(stack: stack)
+        defer { session.gnome.stop() }
+        let gnome = session.gnome
+        try gnome.activate(session.entry)
+        let shown = try gnome.kbwatch(["--show"])
+        #expect(shown.status == 0, "\(shown.output)")
+        try Wait.require("GNOME Shell's keyboard up", timeout: 10) { gnome.keyboardVisible == true }
+        let runner = try LifecycleRaces.runnerCopy(in: gnome.runtime)
+        let figures = try LifecycleRaces.expectPassed(try gnome.run([runner, "gnome", "gnome:"], timeout: 600))
+        print("GNOME Shell \(stack.gnomeShellMajor): \(figures)")
+    }
+
+    @Test(
         "--show and --hide open and close it; --state says so; --doctor says what it found; a stranger's signals change nothing",
         arguments: Stack.allCases)
     func requests(stack: Stack) throws {

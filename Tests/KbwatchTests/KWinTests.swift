@@ -25,6 +25,20 @@ struct KWinTests {
     }()
 
     @Test(
+        "the manager's lifecycle with the keyboard up: restarts from callbacks, two stops, 1 000 start/stop races, an owner released in its callback",
+        arguments: Stack.maliit)
+    func lifecycleRaces(stack: Stack) throws {
+        guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, Self.sessionPrograms) else { return }
+        let kwin = try HeadlessKWin(stack: stack)
+        defer { kwin.stop() }
+        try kwin.forceActivate()
+        try kwin.waitForVisible(true)
+        let runner = try LifecycleRaces.runnerCopy(in: kwin.runtime)
+        let figures = try LifecycleRaces.expectPassed(try kwin.run([runner, "kwin", "kwin:"], timeout: 600))
+        print("KWin on \(stack): \(figures)")
+    }
+
+    @Test(
         "selected in a KWin session; show and hide each one pair; --state; --show and --hide; a late watcher; a stranger's signals change nothing",
         arguments: Stack.maliit)
     func showAndHide(stack: Stack) throws {

@@ -83,3 +83,20 @@ struct ManagerTests {
         }
     }
 }
+
+/// The manager's lifecycle races on the X11 backend, with xvkbd up before the manager starts.
+@Suite("X11: the manager's lifecycle under races")
+struct X11LifecycleRaceTests {
+    @Test(
+        "restarts from immediate callbacks (during the start and later), two stops, 1 000 start/stop races, an owner released in its callback: no hang, starts and stops balanced"
+    )
+    func races() throws {
+        guard let h = try Harness.make(openbox: true, programs: ["xvkbd"], startBackend: false) else { return }
+        try h.session.start("xvkbd")
+        let display = h.session.display
+        try Wait.require("xvkbd's window", timeout: 10) {
+            X11Backend(displayName: display, rules: .builtIn).diagnose().contains { $0.contains("keyboard xvkbd") }
+        }
+        try LifecycleRaces.runAll(keyboard: "x11:") { X11Backend(displayName: display, rules: .builtIn) }
+    }
+}

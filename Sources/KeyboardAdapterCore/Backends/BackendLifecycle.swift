@@ -1,7 +1,8 @@
 import Synchronization
 
 /// A display-server connection a backend opens at start and closes at stop, on the loop's thread.
-package protocol BackendConnection: AnyObject, Sendable {
+/// It belongs to that thread: the lifecycle keeps it loop-bound, so it need not be `Sendable`.
+package protocol BackendConnection: AnyObject, SendableMetatype {
     /// Leaves the loop and disconnects. Idempotent.
     func close()
 }
@@ -10,41 +11,96 @@ package protocol BackendConnection: AnyObject, Sendable {
 /// connection per start, a start that does nothing while a connection is open (also after it
 /// broke, until stop), and a stop that closes the connection and then the keyboard services on
 /// the loop's thread, whichever thread calls it (a backend's `stop()` is public).
+///
+/// No lock is held while a connection opens or closes: what a backend does then (deliver the
+/// keyboards already visible, start its services) may reach code that starts or stops again.
 package final class BackendLifecycle<Connection: BackendConnection>: Sendable {
-    private let current = Mutex<(connection: Connection, loop: KeyboardRunLoop?)?>(nil)
+    private enum Phase: Sendable {
+        case closed
+        /// A start is opening a connection on `loop`; `stopAsked` when a stop came from that same
+        /// thread meanwhile (the connection is then closed as soon as it is open).
+        case opening(loop: KeyboardRunLoop, stopAsked: Bool)
+        case open(LoopBound<Connection>, loop: KeyboardRunLoop)
+    }
+    private let phase = Mutex<Phase>(.closed)
+
+    /// What a stop does once it has looked at the phase.
+    private enum StopStep: Sendable {
+        case nothing
+        case waitForOpen(KeyboardRunLoop)
+        case close(LoopBound<Connection>, loop: KeyboardRunLoop)
+    }
     private let services: @Sendable () -> [any KeyboardService]
 
     /// A lifecycle whose stop also stops `services`.
     package init(services: @escaping @Sendable () -> [any KeyboardService]) { self.services = services }
 
-    /// Opens a connection with `open` on the loop's thread of `context`, unless one is open.
-    /// What `open` throws is what the backend's start throws.
+    /// Opens a connection with `open` on the loop's thread of `context`, unless one is open or
+    /// opening. What `open` throws is what the backend's start throws.
     package func start(in context: LoopContext, _ open: () throws -> Connection) throws {
-        try current.withLock { current in
-            guard current == nil else { return }
-            current = (try open(), context.runLoop)
+        guard let loop = context.runLoop else { return }
+        let opens = phase.withLock { phase in
+            guard case .closed = phase else { return false }
+            phase = .opening(loop: loop, stopAsked: false)
+            return true
         }
+        guard opens else { return }
+        let connection: Connection
+        do {
+            connection = try open()
+        } catch {
+            phase.withLock { $0 = .closed }
+            throw error
+        }
+        let bound = LoopBound(connection, loop: loop)
+        let stopAsked = phase.withLock { phase in
+            if case .opening(_, stopAsked: true) = phase {
+                phase = .closed
+                return true
+            }
+            phase = .open(bound, loop: loop)
+            return false
+        }
+        if stopAsked { close(bound) }
     }
 
     /// Closes the connection, then stops the services, on the loop's thread (waiting for it when
-    /// called from another while the loop runs). Idempotent.
+    /// called from another while the loop runs; a connection still opening is closed once open).
+    /// Idempotent.
     package func stop() {
-        let running = current.withLock { current in
-            defer { current = nil }
-            return current
+        let step = phase.withLock { phase -> StopStep in
+            switch phase {
+            case .closed:
+                return .nothing
+            case .opening(let loop, _):
+                guard loop.isCurrent else { return .waitForOpen(loop) }
+                phase = .opening(loop: loop, stopAsked: true)
+                return .nothing
+            case .open(let connection, let loop):
+                phase = .closed
+                return .close(connection, loop: loop)
+            }
         }
-        guard let (connection, loop) = running else { return }
-        let services = services
-        let close: @Sendable () -> Void = {
-            connection.close()
-            for service in services() { service.stop() }
+        switch step {
+        case .nothing:
+            return
+        case .waitForOpen(let loop):
+            // The loop's next turn comes after the start that is opening: the connection is open
+            // by then (or the start failed), and this stop closes it there.
+            try? loop.performAndWait { self.stop() }
+        case .close(let connection, let loop):
+            if loop.isCurrent || !loop.isRunning {
+                close(connection)
+            } else {
+                // Runs at once when the loop ended meanwhile.
+                try? loop.performAndWait { self.close(connection) }
+            }
         }
-        if let loop, !loop.isCurrent {
-            // Runs at once when the loop has ended.
-            try? loop.performAndWait(close)
-        } else {
-            close()
-        }
+    }
+
+    private func close(_ connection: LoopBound<Connection>) {
+        connection.value.close()
+        for service in services() { service.stop() }
     }
 
     /// WAYLAND_DISPLAY's check, shared by the Wayland backends' availability: the reason a

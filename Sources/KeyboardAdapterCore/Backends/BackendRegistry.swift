@@ -84,12 +84,17 @@ public final class BackendRegistry: Sendable {
     /// Creates an empty registry (tests use their own).
     public init() {}
 
-    /// Adds a backend, replacing one registered under the same name.
+    /// Adds a backend, replacing one registered under the same name. The one replaced is let go
+    /// of after the registry's lock is released: its closure may hold the app's objects, whose
+    /// deinit may use the registry.
     public func register(_ registration: Registration) {
-        registrations.withLock { list in
+        let replaced = registrations.withLock { list in
+            let replaced = list.filter { $0.name == registration.name }
             list.removeAll { $0.name == registration.name }
             list.append(registration)
+            return replaced
         }
+        withExtendedLifetime(replaced) {}
     }
 
     /// The registered backends, in registration order.

@@ -72,8 +72,6 @@ public final class KeyboardManager: Sendable {
     public let configuration: Configuration
 
     let state: ManagerStateLock
-    /// Which session the backend runs for (see ``ManagerSession/end(backend:)``).
-    let tenancy = BackendTenancy()
     let held: HeldDeliveries
     let backlog: DeliveryBacklog
     let delegateBox = Mutex(DelegateBox())
@@ -108,7 +106,7 @@ public final class KeyboardManager: Sendable {
     deinit {
         // The last reference may go on the loop's own thread, inside a callback: stopping then
         // only asks the loop to end after the callback.
-        endSession()
+        endRun()
     }
 
     // MARK: - Lifecycle
@@ -116,39 +114,67 @@ public final class KeyboardManager: Sendable {
     /// Starts the backend on a run loop of its own. The keyboards already visible are reported
     /// as shown before it returns, so the queries answer for the current state right after.
     /// Calling it while running does nothing; throws when the backend cannot start. Right after a
-    /// stop on another thread, it waits for that stop to have stopped the backend.
+    /// stop on another thread, it waits for that stop to have stopped the backend. From a
+    /// callback, also one on the loop being stopped, it starts a new run at once.
     public func start() throws {
-        let begun: (session: ManagerSession, previous: ManagerSession?)? = try state.access { state in
-            guard state.session == nil else { return nil }
-            let session = try ManagerSession(loop: KeyboardRunLoop(), tenancy: tenancy)
-            state.session = session
-            defer { state.endedSession = nil }
-            return (session, state.endedSession)
+        while true {
+            let action = try state.access { state in
+                try state.lifecycle.start(making: { try ManagerRun(loop: KeyboardRunLoop()) })
+            }
+            switch action {
+            case .open(let run):
+                return try open(run)
+            case .end(let run):
+                // The run ending on this thread's own loop: ended now, then started anew.
+                Self.end(run, backend: backend, state: state)
+            case .awaitEnd(let run):
+                run.waitForEnd()
+            case .none, .release:
+                return
+            }
         }
-        guard let (session, previous) = begun else { return }
-        // The run before may still be stopping the backend (a stop from another thread, whose
-        // streams ended before it returned): the backend starts once that stop is done.
-        previous?.finishEnding(backend: backend)
+    }
+
+    /// Starts `run`'s loop and the backend on it, then hands on what the backend saw meanwhile;
+    /// the start's caller waits for both.
+    private func open(_ run: ManagerRun) throws {
+        let manager = WeakManager(self)
+        let sink = ManagerSink(manager: manager, run: run)
+        let settle = SettleSource(manager: manager, run: run)
+        // A replay plays on a clock of its own: the backlog's deadline is on the monotonic one.
+        let backlogSource = backend.capabilities.contains(.drivesClock) ? nil : BacklogSource(backlog)
         do {
-            try session.loop.start()
-            let sink = ManagerSink(manager: WeakManager(self), session: session)
-            let settle = SettleSource(manager: WeakManager(self), session: session)
-            // A replay plays on a clock of its own: the backlog's deadline is on the monotonic one.
-            let backlogSource = backend.capabilities.contains(.drivesClock) ? nil : BacklogSource(backlog)
-            // The closure holds no reference to the manager: releasing the manager right after
-            // start must release it on the releasing thread, not later on the loop's.
-            try session.begin(backend: backend) { [backend] context in
+            try run.loop.start()
+            // The closure holds no strong reference to the manager: releasing the manager right
+            // after start must release it on the releasing thread, not later on the loop's.
+            try run.loop.performAndWait { [backend, state] context in
                 context.add(settle)
                 if let backlogSource { context.add(backlogSource) }
-                try backend.start(in: context, sink: sink)
+                try run.openBackend { try backend.start(in: context, sink: sink) }
+                switch state.access({ $0.lifecycle.opened(run) }) {
+                case .release:
+                    for held in run.takeHeld() { manager.value?.process(held, run: run) }
+                case .end:
+                    // A stop came while the backend started; it forgot everything already.
+                    Self.end(run, backend: backend, state: state)
+                case .none, .open, .awaitEnd:
+                    break
+                }
             }
         } catch {
             state.withLock(
                 { state, released in
-                    if state.session === session { state.reset(into: &released) }
-                }, beforeLettingGo: { _ in session.end(backend: backend) })
+                    _ = state.lifecycle.openFailed(run)
+                    state.reset(into: &released)
+                }, beforeLettingGo: { [backend, state] _ in Self.end(run, backend: backend, state: state) })
             throw error
         }
+    }
+
+    /// Ends `run` (its backend's stop, then its loop), tells the lifecycle, and only then lets
+    /// whoever waits for the end go on. With no lock held.
+    static func end(_ run: ManagerRun, backend: any KeyboardBackend, state: ManagerStateLock) {
+        run.end(backend: backend) { state.access { $0.lifecycle.ended(run) } }
     }
 
     /// Which app `isLocal` is judged against: its windows, processes or app ids having the focus
@@ -164,20 +190,27 @@ public final class KeyboardManager: Sendable {
     /// stay registered for the next ``start()``. Idempotent. From another thread it returns once
     /// no further immediate callback will be made; from a callback, the loop ends when the
     /// callback returns.
-    public func stop() { endSession() }
+    public func stop() { endRun() }
 
-    /// Forgets everything and ends the session, then the streams: whoever hears that they ended
+    /// Forgets everything and ends the run, then the streams: whoever hears that they ended
     /// finds the backend stopped and may start the manager again.
-    private func endSession() {
+    private func endRun() {
         state.withLock(
             { state, released in
                 defer { state.reset(into: &released) }
-                return state.session
-            }, beforeLettingGo: { [backend] session in session?.end(backend: backend) })
+                return state.lifecycle.stop()
+            },
+            beforeLettingGo: { [backend, state] action in
+                switch action {
+                case .end(let run): Self.end(run, backend: backend, state: state)
+                case .awaitEnd(let run): run.waitForEnd()
+                case .none, .open, .release: break
+                }
+            })
     }
 
     /// True between ``start()`` and ``stop()`` (or the backend stopping by itself).
-    public var isRunning: Bool { state.access { $0.session != nil } }
+    public var isRunning: Bool { state.access { $0.run != nil } }
 
     /// Stops handing out events until ``resume()`` (MSSKeyboardManager's "ignoring updates").
     /// Keyboards are still tracked, so the queries stay right. Pairs stay whole: a `will` handed
@@ -284,7 +317,7 @@ public final class KeyboardManager: Sendable {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        let onLoop = state.access { $0.session?.loop.isCurrent ?? false }
+        let onLoop = state.access { $0.run?.loop.isCurrent ?? false }
         // Requests time out after a few seconds on their own; this bound only guards against a
         // backend that never completes.
         if !onLoop, done.wait(timeout: .now() + 30) == .timedOut {

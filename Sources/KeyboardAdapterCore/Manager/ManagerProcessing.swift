@@ -5,43 +5,43 @@ import Synchronization
 /// listener in its delivery.
 extension KeyboardManager {
 
-    func ingest(_ observation: KeyboardObservation, session: ManagerSession) {
+    func ingest(_ observation: KeyboardObservation, run: ManagerRun) {
         configuration.recorder?.record(observation)
         let calls = state.access { state -> PreparedCalls in
-            guard state.session === session else { return PreparedCalls() }
+            guard state.run === run else { return PreparedCalls() }
             let emissions = state.tracker.ingest(observation)
-            session.settleDeadline = state.tracker.nextDeadline
+            run.settleDeadline = state.tracker.nextDeadline
             return route(emissions, in: &state)
         }
-        deliver(calls, session: session)
+        deliver(calls, run: run)
     }
 
-    func settle(to time: Double, session: ManagerSession) {
+    func settle(to time: Double, run: ManagerRun) {
         let calls = state.access { state -> PreparedCalls in
-            guard state.session === session else {
-                session.settleDeadline = nil
+            guard state.run === run else {
+                run.settleDeadline = nil
                 return PreparedCalls()
             }
             let emissions = state.tracker.advance(to: time)
-            session.settleDeadline = state.tracker.nextDeadline
+            run.settleDeadline = state.tracker.nextDeadline
             return route(emissions, in: &state)
         }
-        deliver(calls, session: session)
+        deliver(calls, run: run)
     }
 
-    func nextDeadline(session: ManagerSession) -> Double? {
-        state.access { $0.session === session ? $0.tracker.nextDeadline : nil }
+    func nextDeadline(run: ManagerRun) -> Double? {
+        state.access { $0.run === run ? $0.tracker.nextDeadline : nil }
     }
 
-    func finish(failure: BackendFailure?, session: ManagerSession) {
+    func finish(failure: BackendFailure?, run: ManagerRun) {
         // The backend and the loop end before anyone hears of it (a stream's end included), so
         // that a callback or a stream's reader may start the manager again.
         let routed = state.withLock(
             { state, released -> PreparedCalls? in
-                guard state.session === session else { return nil }
+                guard state.run === run, case .end = state.lifecycle.finished(run) else { return nil }
                 var emissions = state.tracker.advance(to: .infinity)
                 if let failure, failure.kind != .malformedInput {
-                    emissions += state.tracker.hideAll(at: session.loop.clock.now())
+                    emissions += state.tracker.hideAll(at: run.loop.clock.now())
                 }
                 var calls = route(emissions, in: &state)
                 state.subscribers.routeStop(failure, into: &calls)
@@ -51,9 +51,20 @@ extension KeyboardManager {
                 }
                 state.reset(into: &released)
                 return calls
-            }, beforeLettingGo: { [backend] routed in if routed != nil { session.end(backend: backend) } })
+            },
+            beforeLettingGo: { [backend, state] routed in
+                if routed != nil { Self.end(run, backend: backend, state: state) }
+            })
         guard let calls = routed else { return }
         deliver(calls)
+    }
+
+    /// Processes what the backend delivered while it started, now that the start returned.
+    func process(_ held: ManagerRun.HeldObservation, run: ManagerRun) {
+        switch held {
+        case .observation(let observation): ingest(observation, run: run)
+        case .finish(let failure): finish(failure: failure, run: run)
+        }
     }
 
     /// Turns emissions into calls for every listener, updating the per-event visible state.
@@ -88,14 +99,15 @@ extension KeyboardManager {
     /// earlier one; the rest handed to their queue, the main queue or the descriptor. With a
     /// session, a stop made by an immediate callback drops the rest of the batch (a stop forgets
     /// keyboards without events).
-    private func deliver(_ calls: PreparedCalls, session: ManagerSession? = nil) {
+    private func deliver(_ calls: PreparedCalls, run: ManagerRun? = nil) {
         guard !calls.isEmpty else { return }
-        let current = { session.map { session in self.state.access { $0.session === session } } ?? true }
+        for outbox in calls.drains { outbox.drain() }
+        let current = { run.map { run in self.state.access { $0.run === run } } ?? true }
         for call in calls.immediate {
-            // One look under the lock per call: the session still runs, and no earlier call
+            // One look under the lock per call: the run is still current, and no earlier call
             // cancelled this subscriber.
             let (running, subscribed) = state.access { state in
-                (session.map { state.session === $0 } ?? true, call.subscriber.map(state.subscribers.contains) ?? true)
+                (run.map { state.run === $0 } ?? true, call.subscriber.map(state.subscribers.contains) ?? true)
             }
             guard running else { return }
             if subscribed { call.body() }

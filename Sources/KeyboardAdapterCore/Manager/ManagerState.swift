@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// What a locked region of the manager takes out of its state: the app's closures, stream
@@ -35,6 +36,29 @@ final class ManagerStateLock: Sendable {
 
     init(_ state: sending ManagerState) { mutex = Mutex(state) }
 
+    #if DEBUG
+        /// The thread in a locked region, 0 for none: debug builds keep it, so that tests can
+        /// check that nothing of the app's is called, yielded to or released under the lock.
+        private let holder = Atomic<UInt>(0)
+
+        /// True inside a locked region on the calling thread (debug builds; false otherwise).
+        var isHeldByCurrentThread: Bool { holder.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+        private func locked<Result>(_ body: (inout ManagerState) throws -> Result) rethrows -> Result {
+            try mutex.withLock { state in
+                holder.store(UInt(pthread_self()), ordering: .relaxed)
+                defer { holder.store(0, ordering: .relaxed) }
+                return try body(&state)
+            }
+        }
+    #else
+        var isHeldByCurrentThread: Bool { false }
+
+        private func locked<Result>(_ body: (inout ManagerState) throws -> Result) rethrows -> Result {
+            try mutex.withLock { state in try body(&state) }
+        }
+    #endif
+
     func withLock<Result: Sendable>(
         _ body: (inout ManagerState, inout ReleasedAfterUnlock) throws -> Result
     ) rethrows -> Result {
@@ -42,7 +66,7 @@ final class ManagerStateLock: Sendable {
     }
 
     /// ``withLock(_:)``, with `beforeLettingGo` run on what the body returned once the lock is
-    /// released and before anything is let go of: a session ends there, so that whoever hears of
+    /// released and before anything is let go of: a run ends there, so that whoever hears of
     /// the end (a stream's reader) finds the backend stopped and may start it again.
     @discardableResult
     func withLock<Result: Sendable>(
@@ -51,7 +75,7 @@ final class ManagerStateLock: Sendable {
     ) rethrows -> Result {
         var released = ReleasedAfterUnlock()
         defer { released.letGo() }
-        let result = try mutex.withLock { state in try body(&state, &released) }
+        let result = try locked { state in try body(&state, &released) }
         beforeLettingGo(result)
         return result
     }
@@ -59,7 +83,7 @@ final class ManagerStateLock: Sendable {
     /// A locked read, or a change that removes nothing of the app's (the subscriber table cannot
     /// remove without a bag).
     func access<Result: Sendable>(_ body: (inout ManagerState) throws -> Result) rethrows -> Result {
-        try mutex.withLock { state in try body(&state) }
+        try locked(body)
     }
 }
 
@@ -68,11 +92,10 @@ struct ManagerState: Sendable {
     var tracker: KeyboardTracker
     /// The keyboards visible as of the last emission routed, by id.
     var visible: [String: KeyboardState] = [:]
-    var session: ManagerSession?
-    /// The session that ran last, until a new one starts: whoever reset the state ends it right
-    /// after, and a start waits for that end before it starts the backend again. Weak: once
-    /// ended and let go of, there is nothing to wait for, and its loop is not kept.
-    weak var endedSession: ManagerSession?
+    /// Which run is current and how far it got.
+    var lifecycle = RunLifecycle()
+    /// The run observations count for (see ``RunLifecycle/current``).
+    var run: ManagerRun? { lifecycle.current }
     var paused = false
     /// Whether a delegate was set (read instead of the weak reference itself, which would take
     /// and drop a strong reference to the app's object under the lock).
@@ -86,10 +109,8 @@ struct ManagerState: Sendable {
         visible.values.sorted { $0.keyboard.id < $1.keyboard.id }
     }
 
-    /// Forgets the session, every keyboard and every stream (finished once the lock is released).
+    /// Forgets every keyboard and every stream (finished once the lock is released): a run ends.
     mutating func reset(into released: inout ReleasedAfterUnlock) {
-        if let session { endedSession = session }
-        session = nil
         tracker.reset()
         visible.removeAll()
         subscribers.endStreams(into: &released)

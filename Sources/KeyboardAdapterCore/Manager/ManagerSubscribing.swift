@@ -101,7 +101,7 @@ extension KeyboardManager {
     /// and buffered until read; it ends when the manager stops or is released.
     public func progressUpdates() -> AsyncStream<KeyboardProgress> {
         let (stream, continuation) = AsyncStream.makeStream(of: KeyboardProgress.self, bufferingPolicy: .unbounded)
-        let id = state.access { $0.subscribers.addProgressStream(continuation) }
+        let id = state.access { $0.subscribers.addProgressStream(StreamOutbox(continuation)) }
         continuation.onTermination = { [weak self] _ in self?.removeStream(id) }
         return stream
     }
@@ -116,10 +116,14 @@ extension KeyboardManager {
     /// read); events are produced on the loop's thread and buffered until read.
     public func updates() -> AsyncStream<KeyboardSnapshot> {
         let (stream, continuation) = AsyncStream.makeStream(of: KeyboardSnapshot.self, bufferingPolicy: .unbounded)
+        // The first snapshot is queued under the lock, ahead of any event routed after it, and
+        // yielded once the lock is released.
+        let outbox = StreamOutbox(continuation)
         let id = state.access { state in
-            continuation.yield(KeyboardSnapshot(keyboards: state.sortedVisible))
-            return state.subscribers.addStream(continuation)
+            outbox.append(KeyboardSnapshot(keyboards: state.sortedVisible))
+            return state.subscribers.addStream(outbox)
         }
+        outbox.drain()
         continuation.onTermination = { [weak self] _ in self?.removeStream(id) }
         return stream
     }
@@ -147,10 +151,10 @@ extension KeyboardManager {
     /// True when everything handed in so far is processed and no transition waits to settle
     /// (what was emitted is then handed to its delivery). For tests.
     var isSettled: Bool {
-        guard let session = state.access({ $0.session }) else { return true }
+        guard let run = state.access({ $0.run }) else { return true }
         // Asked on the loop's thread, between two of its callbacks: what was handed in before is
         // processed, and what a settle emitted has been handed to its delivery.
-        return (try? session.loop.performAndWait { self.state.access { $0.tracker.nextDeadline == nil } }) ?? true
+        return (try? run.loop.performAndWait { self.state.access { $0.tracker.nextDeadline == nil } }) ?? true
     }
 
     /// The number of closures registered (for diagnostics and tests).

@@ -52,8 +52,16 @@ struct PreparedCalls: Sendable {
     var mainActor: [Call<@MainActor @Sendable () -> Void>] = []
     var queued: [(queue: DispatchQueue, calls: [Call<@Sendable () -> Void>])] = []
     var descriptor: [Call<@Sendable () -> Void>] = []
+    /// The streams' outboxes that were given elements, each once: drained before the calls.
+    var drains: [any Draining] = []
 
-    var isEmpty: Bool { immediate.isEmpty && mainActor.isEmpty && queued.isEmpty && descriptor.isEmpty }
+    var isEmpty: Bool {
+        immediate.isEmpty && mainActor.isEmpty && queued.isEmpty && descriptor.isEmpty && drains.isEmpty
+    }
+
+    mutating func drain(_ outbox: any Draining) {
+        if !drains.contains(where: { $0 === outbox }) { drains.append(outbox) }
+    }
 
     mutating func add<Value: Sendable>(_ callback: Callback<Value>, _ value: Value, subscriber: Int?) {
         switch callback {
@@ -83,18 +91,10 @@ struct SubscriberTable: Sendable {
         var subscriber: Subscriber
         var pairing = PairingFilter()
     }
-    /// A stream's continuation, held as its two calls: the table's own layout then needs nothing
-    /// of the concurrency library's types (whose layout only its runtime knows), so a manager
-    /// that never hands out a stream never loads that code.
+    /// A stream: its outbox, and the pairs it was given.
     struct Stream<Element: Sendable>: Sendable {
-        var yield: @Sendable (Element) -> Void
-        var finish: @Sendable () -> Void
+        var outbox: StreamOutbox<Element>
         var pairing = PairingFilter()
-
-        init(_ continuation: AsyncStream<Element>.Continuation) {
-            yield = { continuation.yield($0) }
-            finish = { continuation.finish() }
-        }
     }
 
     private var nextID = 0
@@ -115,15 +115,15 @@ struct SubscriberTable: Sendable {
         return id
     }
 
-    mutating func addStream(_ continuation: AsyncStream<KeyboardSnapshot>.Continuation) -> Int {
+    mutating func addStream(_ outbox: StreamOutbox<KeyboardSnapshot>) -> Int {
         let id = makeID()
-        streams[id] = Stream(continuation)
+        streams[id] = Stream(outbox: outbox)
         return id
     }
 
-    mutating func addProgressStream(_ continuation: AsyncStream<KeyboardProgress>.Continuation) -> Int {
+    mutating func addProgressStream(_ outbox: StreamOutbox<KeyboardProgress>) -> Int {
         let id = makeID()
-        progressStreams[id] = Stream(continuation)
+        progressStreams[id] = Stream(outbox: outbox)
         return id
     }
 
@@ -150,16 +150,17 @@ struct SubscriberTable: Sendable {
     /// Ends every stream: each is finished, and its continuation released, once the lock is
     /// released (the bag's finishing holds it until then).
     mutating func endStreams(into released: inout ReleasedAfterUnlock) {
-        for stream in streams.values { released.finish(stream.finish) }
-        for stream in progressStreams.values { released.finish(stream.finish) }
+        for stream in streams.values { released.finish(stream.outbox.finish) }
+        for stream in progressStreams.values { released.finish(stream.outbox.finish) }
         streams.removeAll()
         progressStreams.removeAll()
     }
 
     func contains(_ id: Int) -> Bool { entries.contains { $0.id == id } }
 
-    /// Routes one emission to every closure that wants it and passes the filters, and yields it to
-    /// the streams (`keyboards` gives the snapshot's state, read only when a stream wants it).
+    /// Routes one emission to every closure that wants it and passes the filters, and queues it in
+    /// the streams' outboxes, drained with the calls (`keyboards` gives the snapshot's state, read
+    /// only when a stream wants it).
     mutating func route(
         _ emission: TrackerEmission, paused: Bool, keyboards: () -> [KeyboardState], into calls: inout PreparedCalls
     ) {
@@ -195,7 +196,10 @@ struct SubscriberTable: Sendable {
         }
         for id in progressStreams.keys {
             guard progressStreams[id]!.pairing.admits(emission, paused: paused) else { continue }
-            if case .progress(let progress) = emission { progressStreams[id]!.yield(progress) }
+            if case .progress(let progress) = emission {
+                progressStreams[id]!.outbox.append(progress)
+                calls.drain(progressStreams[id]!.outbox)
+            }
         }
         guard !streams.isEmpty, !emission.isProgress else { return }
         let visible = keyboards()
@@ -203,11 +207,12 @@ struct SubscriberTable: Sendable {
             guard streams[id]!.pairing.admits(emission, paused: paused) else { continue }
             switch emission {
             case .update(let update):
-                streams[id]!.yield(KeyboardSnapshot(keyboards: visible, update: update))
+                streams[id]!.outbox.append(KeyboardSnapshot(keyboards: visible, update: update))
             case .layoutChanged(let keyboard):
-                streams[id]!.yield(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
+                streams[id]!.outbox.append(KeyboardSnapshot(keyboards: visible, layoutChange: keyboard))
             case .progress: continue
             }
+            calls.drain(streams[id]!.outbox)
         }
     }
 

@@ -1,0 +1,167 @@
+import Dispatch
+import Synchronization
+
+/// One run of a manager: the loop its backend runs on, from ``KeyboardManager/start()`` to a
+/// stop or the backend's end. Where the run is in its life is the manager's ``RunLifecycle``'s
+/// to say; a run holds what its loop's thread needs: whether its backend is open, and what the
+/// backend delivered while it started. The sink and the settle source name their run, so that
+/// nothing from an earlier run reaches a later one.
+final class ManagerRun: Sendable {
+    let loop: KeyboardRunLoop
+
+    /// What only the run's loop touches.
+    private struct OnLoop {
+        /// The backend's start returned, and no stop has been made for this run since.
+        var backendOpen = false
+        /// Set while the backend starts: what it delivers meanwhile waits here, so that the app
+        /// hears of it only once the start returned (a callback may then stop or start the
+        /// manager, which it could not do while the backend was in the middle of its start).
+        var holding = false
+        var held: [HeldObservation] = []
+    }
+    private let onLoop: LoopBound<OnLoop>
+
+    /// What the backend delivered while it started, in order.
+    enum HeldObservation: Sendable {
+        case observation(KeyboardObservation)
+        case finish(BackendFailure?)
+    }
+
+    /// Set, and `endSignal` signalled, once ``end(backend:ended:)`` has stopped the backend and the loop.
+    private let hasEnded = Atomic<Bool>(false)
+    private let endSignal = DispatchSemaphore(value: 0)
+
+    /// The tracker's earliest settle deadline as of its last change (the bits of a `Double`, NaN
+    /// for none): what the settle source tells the loop before every wait, read without taking
+    /// the manager's lock. Written on the loop's thread whenever the tracker changes there; a
+    /// value left behind by a stop costs at most one turn, whose call puts it right.
+    private let cachedDeadline = Atomic<UInt64>(Double.nan.bitPattern)
+
+    /// A run on `loop`.
+    init(loop: KeyboardRunLoop) {
+        self.loop = loop
+        onLoop = LoopBound(OnLoop(), loop: loop)
+    }
+
+    /// See `cachedDeadline`.
+    var settleDeadline: Double? {
+        get {
+            let value = Double(bitPattern: cachedDeadline.load(ordering: .relaxed))
+            return value.isNaN ? nil : value
+        }
+        set { cachedDeadline.store((newValue ?? .nan).bitPattern, ordering: .relaxed) }
+    }
+
+    /// Starts the backend with `start`, on the loop's thread; what it delivers meanwhile is held.
+    /// On the loop's thread.
+    func openBackend(_ start: () throws -> Void) throws {
+        onLoop.value.holding = true
+        defer { onLoop.value.holding = false }
+        try start()
+        onLoop.value.backendOpen = true
+    }
+
+    /// Holds `observation` when the backend is starting; false when it is to be processed now.
+    /// On the loop's thread.
+    func hold(_ observation: HeldObservation) -> Bool {
+        guard onLoop.value.holding else { return false }
+        onLoop.value.held.append(observation)
+        return true
+    }
+
+    /// What was held during the backend's start, taken out. On the loop's thread.
+    func takeHeld() -> [HeldObservation] {
+        defer { onLoop.value.held.removeAll() }
+        return onLoop.value.held
+    }
+
+    /// Stops the backend (on the loop's thread) if this run started it and has not stopped it,
+    /// and then the loop; from another thread, returns once the loop made its last call.
+    /// Idempotent: the stop queued by one thread finds the backend stopped when another (a
+    /// callback on this loop) ended the run first. `ended` runs before anyone waiting for the end
+    /// is let go.
+    func end(backend: any KeyboardBackend, ended: () -> Void) {
+        let stopBackend: @Sendable () -> Void = { [onLoop] in
+            guard onLoop.value.backendOpen else { return }
+            onLoop.value.backendOpen = false
+            onLoop.value.held.removeAll()
+            backend.stop()
+        }
+        // From another thread: at the loop's next turn, or at once when the loop never ran or
+        // has ended.
+        if loop.isCurrent { stopBackend() } else { loop.perform(stopBackend) }
+        loop.stop()
+        ended()
+        if !hasEnded.exchange(true, ordering: .acquiringAndReleasing) { endSignal.signal() }
+    }
+
+    /// Returns once the run has ended (see ``end(backend:ended:)``).
+    func waitForEnd() {
+        guard !hasEnded.load(ordering: .acquiring) else { return }
+        endSignal.wait()
+        // Others waiting for the same end are let through too.
+        endSignal.signal()
+    }
+}
+
+/// The sink a manager gives its backend for one run. On the loop's thread an observation is
+/// processed at once (or held while the backend starts); from any other thread (an in-memory
+/// backend fed by a test) it is handed to the loop, so processing stays on one thread and in
+/// order.
+struct ManagerSink: ObservationSink {
+    let manager: WeakManager
+    let run: ManagerRun
+
+    func deliver(_ observation: KeyboardObservation) {
+        if run.loop.isCurrent {
+            guard !run.hold(.observation(observation)) else { return }
+            manager.value?.ingest(observation, run: run)
+        } else {
+            run.loop.perform { [manager, run] in manager.value?.ingest(observation, run: run) }
+        }
+    }
+
+    func finish(failure: BackendFailure?) {
+        if run.loop.isCurrent {
+            guard !run.hold(.finish(failure)) else { return }
+            manager.value?.finish(failure: failure, run: run)
+        } else {
+            run.loop.perform { [manager, run] in manager.value?.finish(failure: failure, run: run) }
+        }
+    }
+}
+
+/// The tracker's settle deadlines as a loop source: no descriptor, no timer object, just the
+/// earliest deadline, which becomes the loop's poll timeout.
+final class SettleSource: LoopSource, Sendable {
+    let manager: WeakManager
+    let run: ManagerRun
+
+    init(manager: WeakManager, run: ManagerRun) {
+        self.manager = manager
+        self.run = run
+    }
+
+    /// The tracker's next deadline, as the manager last left it (no lock taken).
+    var deadline: Double? { run.settleDeadline }
+
+    func deadlineReached() {
+        guard let manager = manager.value, let deadline = manager.nextDeadline(run: run) else {
+            run.settleDeadline = nil
+            return
+        }
+        // Exactly the deadline, not the clock's now: the events are the same however late the
+        // loop woke, and however fast a recording plays. Settling leaves the next deadline in
+        // the run.
+        manager.settle(to: deadline, run: run)
+    }
+}
+
+/// A weak reference that can be shared across threads.
+final class WeakManager: Sendable {
+    private let box: Mutex<WeakBox>
+    // @unchecked: the weak reference is only ever read and written under the mutex.
+    private struct WeakBox: @unchecked Sendable { weak var value: KeyboardManager? }
+    init(_ value: KeyboardManager) { box = Mutex(WeakBox(value: value)) }
+    var value: KeyboardManager? { box.withLock { $0.value } }
+}

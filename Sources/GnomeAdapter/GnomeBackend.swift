@@ -117,9 +117,9 @@ public final class GnomeBackend: KeyboardBackend {
 }
 
 /// The backend's state on the loop: the reports. Used on the loop's thread only.
-final class ShellKeyboardConnection: BackendConnection, @unchecked Sendable {
-    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
-    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
+final class ShellKeyboardConnection: BackendConnection {
+    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
+    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
     private var reports: ShellKeyboardReports
     private let sink: any ObservationSink
     private let backendName: String

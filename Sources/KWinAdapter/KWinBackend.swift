@@ -165,9 +165,9 @@ public final class KWinBackend: KeyboardBackend {
 
 /// The backend's state on the loop: KWin's Wayland display as a loop source, and the reports.
 /// Used on the loop's thread only.
-final class KWinConnection: BackendConnection, @unchecked Sendable {
-    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
-    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
+final class KWinConnection: BackendConnection {
+    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
+    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
     private var session: KWinSession?
     private var source: DisplaySource?
     private var reports: VirtualKeyboardReports

@@ -63,6 +63,8 @@ extension EventWriter {
 /// allocates nothing once the buffer has grown to a line's size. Used by one thread at a time
 /// (kbwatch's run-loop thread): it is `Sendable` only so that a callback can hold it.
 public final class LineBuffer: @unchecked Sendable {
+    // @unchecked: kbwatch makes it before the manager's run (and its loop) exists and then writes
+    // it from that loop's immediate callbacks only, one run at a time, so no loop can bind it.
     /// The text written so far.
     package var text = JSONText(capacity: 1024)
     /// The date and time of the last second a line was stamped with.

@@ -16,9 +16,7 @@ public final class DBusKeyboardService: KeyboardService {
     private let environment: [String: String]
     private let shared = Mutex(Shared())
 
-    private struct Shared: @unchecked Sendable {
-        // @unchecked: the watch is only used on its loop's thread; it is kept here to reach it
-        // through `loop.perform`, which hops there.
+    private struct Shared: Sendable {
         var state = KeyboardServiceState(status: .unknown)
         /// The keyboard the bus name's owner is, read once per owner.
         var owner: (pid: Int32, keyboardName: String)?
@@ -45,7 +43,7 @@ public final class DBusKeyboardService: KeyboardService {
     /// Connects to the session bus on the loop's thread, asks the keyboard's state, and follows it.
     /// Without a usable bus the state says why, and nothing is added to the loop.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
-        guard shared.withLock({ $0.slot.watch == nil }) else { return }
+        guard shared.withLock({ !$0.slot.isHolding }) else { return }
         let record: (KeyboardServiceState) -> Void = { [weak self] state in
             self?.remember(state)
             onChange(state)
@@ -54,7 +52,7 @@ public final class DBusKeyboardService: KeyboardService {
             let watch = try ServiceWatch(
                 interface: interface, environment: environment, context: context, changed: record)
             shared.withLock { shared in
-                shared.slot.hold(watch, on: context.runLoop)
+                shared.slot.hold(watch, in: context)
             }
             remember(watch.current)
         } catch {
@@ -77,7 +75,7 @@ public final class DBusKeyboardService: KeyboardService {
 
     /// Disconnects; requests still waiting fail. Idempotent.
     public func stop() {
-        shared.withLock { $0.slot.take() }?.close()
+        shared.withLock { $0.slot.take() }?.value.close()
     }
 
     /// Asks the keyboard to show or hide through its own method; `completion` runs on the loop's
@@ -101,7 +99,7 @@ public final class DBusKeyboardService: KeyboardService {
     /// starts, the owner it finds also names ``keyboardName``.
     public func probe() -> KeyboardServiceState {
         let state = ServiceProbe.state(of: interface, environment: environment, timeout: ServiceWatch.startTimeout)
-        if shared.withLock({ $0.slot.watch == nil }) { remember(state) }
+        if shared.withLock({ !$0.slot.isHolding }) { remember(state) }
         return state
     }
 }

@@ -19,9 +19,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
     private let environment: [String: String]
     private let shared = Mutex(Shared())
 
-    private struct Shared: @unchecked Sendable {
-        // @unchecked: the watch is only used on its loop's thread; it is kept here to reach it
-        // through `loop.perform`, which hops there.
+    private struct Shared: Sendable {
         var state = KeyboardServiceState(status: .unknown)
         var slot = WatchSlot<GnomeShellWatch>()
     }
@@ -46,7 +44,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
 
     /// Connects on the loop's thread, reads the extension's state, and follows it.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
-        guard shared.withLock({ $0.slot.watch == nil }) else { return }
+        guard shared.withLock({ !$0.slot.isHolding }) else { return }
         do {
             let watch = try GnomeShellWatch(environment: environment, context: context) { [weak self] state in
                 self?.shared.withLock { $0.state = state }
@@ -54,7 +52,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
             }
             let state = watch.current
             shared.withLock { shared in
-                shared.slot.hold(watch, on: context.runLoop)
+                shared.slot.hold(watch, in: context)
                 shared.state = state
             }
         } catch {
@@ -65,7 +63,7 @@ public final class GnomeShellKeyboardService: KeyboardService {
 
     /// Disconnects; requests still waiting fail. Idempotent.
     public func stop() {
-        shared.withLock { $0.slot.take() }?.close()
+        shared.withLock { $0.slot.take() }?.value.close()
     }
 
     /// Opens or closes the keyboard through the extension (`Show`, `Hide`); `completion` runs on

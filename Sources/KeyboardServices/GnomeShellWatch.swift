@@ -6,9 +6,9 @@ import Synchronization
 /// loop through a ``BusPump``: its signals (taken only from `org.gnome.Shell`'s owner), the shell
 /// coming and going (NameOwnerChanged), the extension being disabled (`Stopping`) and enabled
 /// again (`Started`); show and hide requests. Used on the loop's thread only.
-final class GnomeShellWatch: @unchecked Sendable {
-    // @unchecked: created on the loop's thread and used there only; the service keeps it (under
-    // its mutex) to reach it through `loop.perform` and to close it from `stop`, on that thread.
+final class GnomeShellWatch {
+    // Not Sendable: created on the loop's thread and used there only; the service keeps it
+    // loop-bound, to reach it through `loop.perform` and to close it from `stop`, on that thread.
 
     /// How long start-up calls may wait (the loop's other sources wait meanwhile).
     static let startTimeout = 1.0

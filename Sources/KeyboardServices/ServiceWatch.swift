@@ -4,9 +4,9 @@ import KeyboardAdapterCore
 /// One keyboard service watched on a session bus connection of its own, in the run loop through
 /// a ``BusPump``. Follows the name's owner (NameOwnerChanged) and the visible property
 /// (PropertiesChanged), and sends show and hide requests. Used on the loop's thread only.
-final class ServiceWatch: @unchecked Sendable {
-    // @unchecked: created on the loop's thread and used there only; the service keeps it (under
-    // its mutex) to reach it through `loop.perform` and to close it from `stop`, on that thread.
+final class ServiceWatch {
+    // Not Sendable: created on the loop's thread and used there only; the service keeps it
+    // loop-bound, to reach it through `loop.perform` and to close it from `stop`, on that thread.
 
     /// How long start-up calls may wait for the bus (the loop's other sources wait meanwhile).
     static let startTimeout = 1.0

@@ -2,12 +2,15 @@
 /// connection whatever that connection's match rules say, and a rule's `sender='well.known.Name'`
 /// is no check against such a signal: so every match names the origin its signals must have, and
 /// ``BusConnection/addMatch(_:from:handler:)`` drops the rest before any handler sees them.
-package enum SignalOrigin: Sendable {
+///
+/// Not `Sendable`: an origin is checked where its connection's signals are dispatched, on the
+/// connection's loop, and reads an owner that is kept there.
+package enum SignalOrigin {
     /// The bus itself (`org.freedesktop.DBus`): `NameOwnerChanged` and the bus's other signals.
     case bus
     /// The unique name that owns a well-known name now, as the bus said (`GetNameOwner`, then its
     /// own `NameOwnerChanged`): `owner` returns it, nil while the name has no owner.
-    case owner(@Sendable () -> String?)
+    case owner(() -> String?)
 
     /// The unique name the bus gives its own messages.
     package static let busName = "org.freedesktop.DBus"
@@ -25,8 +28,8 @@ package enum SignalOrigin: Sendable {
 /// The unique name that owns a well-known name, as the bus says: set from `GetNameOwner` and from
 /// `NameOwnerChanged` signals the bus sent (``SignalOrigin/bus``). Used on its loop's thread; its
 /// reads from ``SignalOrigin/owner(_:)`` happen there too, when a signal is dispatched.
-package final class NameOwnership: @unchecked Sendable {
-    // @unchecked: written and read on the loop's thread only (start-up, then dispatch there).
+package final class NameOwnership {
+    // Not Sendable: written and read on the loop's thread only (start-up, then dispatch there).
     /// The owner now; nil while nobody owns the name.
     package var owner: String?
 

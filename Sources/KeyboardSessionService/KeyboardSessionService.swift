@@ -68,10 +68,10 @@ public final class KeyboardSessionService: Sendable {
     private let configuration: SessionServiceConfiguration
     private let running = Mutex<Running?>(nil)
 
-    private struct Running: @unchecked Sendable {
-        // @unchecked: the object is only used on `loop`'s thread; it is kept here to reach it.
+    private struct Running: Sendable {
         let loop: KeyboardRunLoop
-        let object: SessionServiceObject
+        /// Used on `loop`'s thread only; kept here to reach it.
+        let object: LoopBound<SessionServiceObject>
         let subscriptions: [KeyboardSubscription]
     }
 
@@ -95,7 +95,7 @@ public final class KeyboardSessionService: Sendable {
         }
         let manager = manager
         let configuration = configuration
-        let made: Result<LoopConfinedObject, SessionServiceError>
+        let made: Result<LoopBound<SessionServiceObject>, SessionServiceError>
         do {
             made = try loop.performAndWait { context in
                 Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle)
@@ -104,17 +104,20 @@ public final class KeyboardSessionService: Sendable {
             loop.stop()
             throw .noBus("\(error)")
         }
-        let object: SessionServiceObject
+        let object: LoopBound<SessionServiceObject>
         switch made {
-        case .success(let confined): object = confined.object
+        case .success(let bound): object = bound
         case .failure(let error):
             loop.stop()
             throw error
         }
-        let carried = LoopConfined(object)
+        // Weakly: the subscriptions must not keep the object once the service stops.
+        let carried = try? loop.performAndWait { LoopBound(WeakReference(object.value), loop: loop) }
         let subscriptions = [
-            manager.onEvent(delivery: .immediate) { update in loop.perform { carried.value?.publish(update) } },
-            manager.onProgress(delivery: .immediate) { progress in loop.perform { carried.value?.publish(progress) } },
+            manager.onEvent(delivery: .immediate) { update in loop.perform { carried?.value.value?.publish(update) } },
+            manager.onProgress(delivery: .immediate) { progress in
+                loop.perform { carried?.value.value?.publish(progress) }
+            },
         ]
         running.withLock { $0 = Running(loop: loop, object: object, subscriptions: subscriptions) }
     }
@@ -122,7 +125,7 @@ public final class KeyboardSessionService: Sendable {
     private static func serve(
         on context: LoopContext, manager: KeyboardManager, configuration: SessionServiceConfiguration,
         onIdle: @escaping @Sendable () -> Void
-    ) -> Result<LoopConfinedObject, SessionServiceError> {
+    ) -> Result<LoopBound<SessionServiceObject>, SessionServiceError> {
         let connection: BusConnection
         do throws(BusFailure) {
             connection = try BusConnection(environment: configuration.environment)
@@ -135,7 +138,8 @@ public final class KeyboardSessionService: Sendable {
             let object = try SessionServiceObject(
                 connection: connection, context: context, manager: manager, configuration: configuration)
             object.onIdle = onIdle
-            return .success(LoopConfinedObject(object: object))
+            guard let bound = LoopBound(object, context: context) else { return .failure(.noBus("the loop ended")) }
+            return .success(bound)
         } catch {
             return .failure(.noBus(error.description))
         }
@@ -150,16 +154,9 @@ public final class KeyboardSessionService: Sendable {
             })
         else { return }
         for token in running.subscriptions { token.cancel() }
-        let object = LoopConfined(running.object)
-        try? running.loop.performAndWait { object.value?.close() }
+        try? running.loop.performAndWait { running.object.value.close() }
         running.loop.stop()
     }
 
     deinit { stop() }
-}
-
-/// The object made on the service's loop, handed back to the thread that started it.
-struct LoopConfinedObject: @unchecked Sendable {
-    // @unchecked: used on the service's loop only; it only passes through the starting thread.
-    let object: SessionServiceObject
 }

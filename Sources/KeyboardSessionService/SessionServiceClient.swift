@@ -78,10 +78,10 @@ public final class SessionServiceClient: Sendable {
     private let environment: [String: String]
     private let running = Mutex<Watching?>(nil)
 
-    private struct Watching: @unchecked Sendable {
-        // @unchecked: the connection and its slots are used on `loop`'s thread only.
+    private struct Watching: Sendable {
         let loop: KeyboardRunLoop
-        let state: ClientState
+        /// The connection and its slots, used on `loop`'s thread only.
+        let state: LoopBound<ClientState>
     }
 
     /// A client of the service on the session bus of `environment`.
@@ -120,11 +120,12 @@ public final class SessionServiceClient: Sendable {
         } catch {
             throw Failure(name: nil, description: error.description)
         }
-        let made: Result<ClientState, Failure>
+        let made: Result<LoopBound<ClientState>, Failure>
         do {
             made = try loop.performAndWait { context in
-                Result { () throws(Failure) -> ClientState in
-                    try self.start(on: context, options: options, onReceive: onReceive, onEnd: onEnd)
+                Result { () throws(Failure) -> LoopBound<ClientState> in
+                    LoopBound(
+                        try self.start(on: context, options: options, onReceive: onReceive, onEnd: onEnd), loop: loop)
                 }
             }
         } catch {
@@ -250,7 +251,7 @@ public final class SessionServiceClient: Sendable {
             })
         else { return }
         let state = watching.state
-        try? watching.loop.performAndWait { state.close() }
+        try? watching.loop.performAndWait { state.value.close() }
         watching.loop.stop()
     }
 
@@ -292,9 +293,9 @@ public final class SessionServiceClient: Sendable {
 }
 
 /// The client's connection on its loop: the pump and the signal matches. Used on that loop only.
-final class ClientState: @unchecked Sendable {
-    // @unchecked: made on the client's loop and used there only (``SessionServiceClient/stop()``
-    // closes it there).
+final class ClientState {
+    // Not Sendable: made on the client's loop and used there only; the client keeps it
+    // loop-bound (``SessionServiceClient/stop()`` closes it there).
     let pump: BusPump
     var slots: [BusSlot] = []
     /// The service's connection: its signals alone are heard.
@@ -313,7 +314,7 @@ final class ClientState: @unchecked Sendable {
 }
 
 /// A subscriber's verdicts, shared by the client's signal handlers on its loop.
-final class ClientVerdicts: @unchecked Sendable {
-    // @unchecked: used on the client's loop only.
+final class ClientVerdicts {
+    // Not Sendable: reached only by the client's signal handlers, which run on its loop.
     var verdicts = SubscriberVerdicts()
 }

@@ -351,10 +351,10 @@ final class SessionServiceObject {
             }
             let id = hold(call, share: caller.share)
             let loop = loop
-            let object = LoopConfined(self)
+            let object = LoopBound(WeakReference(self), loop: loop)
             let finish: @Sendable (Result<Void, KeyboardControlError>) -> Void = { result in
                 // The manager answers on its loop or the caller's thread: the reply goes from here.
-                loop.perform { object.value?.answer(id, result) }
+                loop.perform { object.value.value?.answer(id, result) }
             }
             if show { manager.showKeyboard(completion: finish) } else { manager.hideKeyboard(completion: finish) }
         }
@@ -403,11 +403,4 @@ final class SessionServiceObject {
         for name in subscribers.names { subscribers.remove(name) }
         pump.close()
     }
-}
-
-/// An object of the service's loop, carried weakly through another thread's closure and used
-/// only back on that loop (``KeyboardRunLoop/perform(_:)``).
-final class LoopConfined<Value: AnyObject>: @unchecked Sendable {
-    weak var value: Value?
-    init(_ value: Value) { self.value = value }
 }

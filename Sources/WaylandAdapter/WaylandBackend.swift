@@ -273,9 +273,9 @@ public final class WaylandBackend: KeyboardBackend {
 
 /// The backend's session on the loop: the compositor connection as a run-loop source, and what
 /// to do when it breaks. Used on the loop's thread only.
-final class WaylandConnection: BackendConnection, @unchecked Sendable {
-    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
-    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
+final class WaylandConnection: BackendConnection {
+    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
+    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
     private var session: WaylandSession?
     private var source: DisplaySource?
 

@@ -6,9 +6,9 @@ import KeyboardAdapterCore
 /// A compositor connection as a run-loop source: the loop polls its descriptor, and every
 /// handler runs on the loop's thread as events are dispatched. When the connection breaks,
 /// `failed` gets the reason once and the source leaves the loop.
-package final class DisplaySource: LoopSource, @unchecked Sendable {
-    // @unchecked: created on the loop's thread and used there only; its owner keeps it to close
-    // it from `stop`, which runs on that same thread.
+package final class DisplaySource: LoopSource {
+    // Not Sendable: created on the loop's thread and used there only; its owner (a backend's
+    // loop-bound connection) closes it from `stop`, on that same thread.
     package let display: WaylandDisplay
     private let context: LoopContext
     private let failed: (String) -> Void

@@ -202,9 +202,9 @@ public final class X11Backend: KeyboardBackend {
 
 /// The X connection as a run-loop source: drain Xlib's queue before each wait, read when the
 /// socket is readable, end when the connection breaks. Used on the loop's thread only.
-final class X11Connection: LoopSource, BackendConnection, @unchecked Sendable {
-    // @unchecked: created by `start` on the loop's thread and used there only; the backend keeps
-    // it (under its mutex) just to close it from `stop`, which runs on that same thread.
+final class X11Connection: LoopSource, BackendConnection {
+    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
+    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
     let display: XDisplay
     let sink: any ObservationSink
     let backendName: String

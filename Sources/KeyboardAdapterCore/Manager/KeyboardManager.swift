@@ -76,7 +76,9 @@ public final class KeyboardManager: Sendable {
     let backlog: DeliveryBacklog
     let delegateBox = Mutex(DelegateBox())
 
-    // Only touched under `delegateBox`'s mutex; the delegate is called on the main actor only.
+    // @unchecked: the delegate is a main-actor object, which a setter on the main actor hands into
+    // the box (a region the compiler cannot follow); it is only touched under `delegateBox`'s mutex
+    // and only called on the main actor.
     struct DelegateBox: @unchecked Sendable {
         weak var delegate: (any KeyboardManagerDelegate)?
     }

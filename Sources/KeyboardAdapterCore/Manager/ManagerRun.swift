@@ -161,7 +161,7 @@ final class SettleSource: LoopSource, Sendable {
 final class WeakManager: Sendable {
     private let box: Mutex<WeakBox>
     // @unchecked: the weak reference is only ever read and written under the mutex.
-    private struct WeakBox: @unchecked Sendable { weak var value: KeyboardManager? }
+    private struct WeakBox { weak var value: KeyboardManager? }
     init(_ value: KeyboardManager) { box = Mutex(WeakBox(value: value)) }
     var value: KeyboardManager? { box.withLock { $0.value } }
 }

@@ -43,8 +43,8 @@ public final class ReplayBackend: KeyboardBackend {
     /// The playback speed.
     public let speed: Speed
 
-    /// The player of the current start; touched on the loop's thread only.
-    private let player = Mutex<ReplayPlayer?>(nil)
+    /// The player of the current start, bound to its loop.
+    private let player = Mutex<LoopBound<ReplayPlayer>?>(nil)
 
     /// Creates a replay of `source` at `speed`.
     public init(source: Source, speed: Speed = .factor(1)) {
@@ -77,14 +77,21 @@ public final class ReplayBackend: KeyboardBackend {
         let clock = ReplayClock(speed: speed)
         context.clock = clock
         let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, context: context, backendName: name)
-        player.withLock { $0 = playing }
+        guard let bound = LoopBound(playing, context: context) else { return }
+        player.withLock { $0 = bound }
         context.add(playing)
     }
 
-    /// Stops playing; the loop's thread makes no further call to the sink.
+    /// Stops playing, on the loop's thread (waiting for it when called from another); the loop's
+    /// thread makes no further call to the sink.
     public func stop() {
         guard let playing = player.withLock({ $0.take() }) else { return }
-        playing.end()
+        if playing.isAccessible {
+            playing.value.end()
+        } else {
+            // Runs at once when the loop ended meanwhile.
+            try? playing.loop.performAndWait { playing.value.end() }
+        }
     }
 }
 
@@ -121,9 +128,9 @@ final class ReplayClock: ObservationClock {
 
 /// Reads the recording as the loop finds it readable and hands each line to the sink when the
 /// clock reaches its time. Lives on the loop's thread.
-final class ReplayPlayer: LoopSource, @unchecked Sendable {
-    // @unchecked: created by `start` and then used only on the loop's thread; `stop` reaches it
-    // through the backend's mutex on that same thread.
+final class ReplayPlayer: LoopSource {
+    // Not Sendable: created by `start` and then used only on the loop's thread; the backend
+    // keeps it loop-bound, so that `stop` ends it there.
     private let lines: LineReader
     private let clock: ReplayClock
     private let sink: any ObservationSink

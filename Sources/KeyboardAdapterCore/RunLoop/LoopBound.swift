@@ -9,7 +9,8 @@
 public final class LoopBound<Value>: @unchecked Sendable {
     // @unchecked: `stored` is only reached through `value`, which checks the thread.
     private var stored: Value
-    private let loop: KeyboardRunLoop
+    /// The loop the value belongs to.
+    public let loop: KeyboardRunLoop
 
     /// Binds `value` to `loop`.
     public init(_ value: Value, loop: KeyboardRunLoop) {
@@ -41,4 +42,15 @@ public final class LoopBound<Value>: @unchecked Sendable {
     private func check() {
         precondition(isAccessible, "a loop-bound value was touched off its run loop's thread")
     }
+}
+
+/// A weak reference, for an object of a loop that closures on other threads must not keep
+/// alive: bound to that loop (`LoopBound(WeakReference(object), loop: loop)`), it is read back
+/// there only.
+public struct WeakReference<Object: AnyObject> {
+    /// The object, while someone else keeps it.
+    public weak var value: Object?
+
+    /// A weak reference to `value`.
+    public init(_ value: Object) { self.value = value }
 }

@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
         // Doubles for an app's own tests (an in-memory backend), kept out of the production core.
         .library(name: "KeyboardAdapterTesting", targets: ["KeyboardAdapterTesting"]),
+        // Drag-to-dismiss and tap-to-dismiss, built on the core alone (the umbrella exports it).
+        .library(name: "KeyboardDismissal", targets: ["KeyboardDismissal"]),
         .library(name: "X11Adapter", targets: ["X11Adapter"]),
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KWinAdapter", targets: ["KWinAdapter"]),
@@ -25,6 +27,8 @@ let package = Package(
         .target(name: "KeyboardAdapterCore"),
         // Test doubles for apps: the in-memory backend (like swift-log's in-memory handler).
         .target(name: "KeyboardAdapterTesting", dependencies: ["KeyboardAdapterCore"]),
+        // Drag-to-dismiss and tap-to-dismiss: what an app's own input does to the keyboard.
+        .target(name: "KeyboardDismissal", dependencies: ["KeyboardAdapterCore"]),
 
         // The run loop thread's request for a short time slice (libc's syscall() only).
         .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
@@ -79,8 +83,8 @@ let package = Package(
         .target(
             name: "KeyboardAdapter",
             dependencies: [
-                "KeyboardAdapterCore", "X11Adapter", "WaylandAdapter", "KWinAdapter", "GnomeAdapter",
-                "KeyboardServices",
+                "KeyboardAdapterCore", "KeyboardDismissal", "X11Adapter", "WaylandAdapter", "KWinAdapter",
+                "GnomeAdapter", "KeyboardServices",
             ]),
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
@@ -155,7 +159,9 @@ let package = Package(
             name: "TestSupport", dependencies: ["CX11", "CThreadSlice", "KeyboardAdapterCore"],
             path: "Tests/TestSupport", linkerSettings: [.linkedLibrary("X11")]),
 
-        .testTarget(name: "KeyboardAdapterCoreTests", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"]),
+        .testTarget(
+            name: "KeyboardAdapterCoreTests",
+            dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting", "KeyboardDismissal"]),
         .testTarget(
             name: "KbwatchTests",
             dependencies: [
@@ -163,7 +169,7 @@ let package = Package(
             ]),
         // The repository's own checks, and its packaging: scripts/install, scripts/build-deb and the
         // .deb installed on Debian 12 (the host) and in the Debian 13 userland.
-        .testTarget(name: "RepositoryTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "RepositoryTests", dependencies: ["TestSupport", "KeyboardAdapter"]),
         // The README's Swift examples, compiled in the surroundings a real app gives them.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter", "KeyboardAdapterTesting"]),
         // An app that declares its own Rect, Edge, EdgeInsets, ... beside `import KeyboardAdapter`.

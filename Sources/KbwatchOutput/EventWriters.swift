@@ -10,7 +10,7 @@ import KeyboardAdapterCore
 /// Turns an update into one line of output. Every line is one line: whatever text other
 /// programs put in names and ids, no writer emits a newline, a raw control character or a line
 /// separator inside it.
-public protocol EventWriter: Sendable {
+package protocol EventWriter: Sendable {
     /// The line for one event.
     func line(for update: KeyboardUpdate) -> String
     /// Appends the line for one event and its newline to `line`: the same text as
@@ -33,7 +33,7 @@ public protocol EventWriter: Sendable {
 
 extension EventWriter {
     /// ``line(for:)``'s text and a newline.
-    public func write(_ update: KeyboardUpdate, into line: LineBuffer) {
+    package func write(_ update: KeyboardUpdate, into line: LineBuffer) {
         var text = self.line(for: update)
         text.withUTF8 { line.text.raw($0) }
         line.text.raw(byte: UInt8(ascii: "\n"))
@@ -41,7 +41,7 @@ extension EventWriter {
 
     /// ``lines(forState:services:)``, then one line per reserved strip:
     /// `reserved HEADLESS-1 bottom 0,550 1280x250: a docked keyboard or a panel (nothing says which)`.
-    public func lines(
+    package func lines(
         forState keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]
     ) -> [String] {
         lines(forState: keyboards, services: services)
@@ -51,7 +51,7 @@ extension EventWriter {
     }
 
     /// The keyboards, then one line per keyboard service that runs: `service onboard: running, visible, pid 4242`.
-    public func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
+    package func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
         lines(forState: keyboards)
             + services.filter { $0.state.isRunning }.map {
                 "service \(TerminalText.escape($0.name)): \(TerminalText.escape($0.state.description))"
@@ -62,7 +62,7 @@ extension EventWriter {
 /// The bytes of lines being written, kept from one line to the next so that writing a line
 /// allocates nothing once the buffer has grown to a line's size. Used by one thread at a time
 /// (kbwatch's run-loop thread): it is `Sendable` only so that a callback can hold it.
-public final class LineBuffer: @unchecked Sendable {
+package final class LineBuffer: @unchecked Sendable {
     // @unchecked: kbwatch makes it before the manager's run (and its loop) exists and then writes
     // it from that loop's immediate callbacks only, one run at a time, so no loop can bind it.
     /// The text written so far.
@@ -71,13 +71,13 @@ public final class LineBuffer: @unchecked Sendable {
     package var second = Timestamp.SecondCache()
 
     /// An empty buffer.
-    public init() {}
+    package init() {}
 
     /// Forgets what was written, keeping the room.
-    public func removeAll() { text.removeAll() }
+    package func removeAll() { text.removeAll() }
 
     /// The bytes written so far, valid during `body` only.
-    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try text.withBytes(body)
     }
 }
@@ -85,12 +85,12 @@ public final class LineBuffer: @unchecked Sendable {
 /// One line per event for people: time, event, keyboard, frame, docked, local, output.
 ///
 /// `14:02:07.513 didShow          matchbox-keyboard  0,560 1280x240  docked    local=?    screen`
-public struct HumanWriter: EventWriter {
+package struct HumanWriter: EventWriter {
     /// Creates the writer.
-    public init() {}
+    package init() {}
 
     /// One event.
-    public func line(for update: KeyboardUpdate) -> String {
+    package func line(for update: KeyboardUpdate) -> String {
         var columns = [
             Timestamp.local(update.timestamp), pad(update.event.rawValue, 16),
             pad(TerminalText.escape(update.keyboard.name), 18), pad(frame(update.endFrame, update.geometry), 16),
@@ -112,7 +112,7 @@ public struct HumanWriter: EventWriter {
     }
 
     /// An intermediate frame: the event column reads `progress`, then the fraction done.
-    public func line(forProgress progress: KeyboardProgress) -> String {
+    package func line(forProgress progress: KeyboardProgress) -> String {
         [
             Timestamp.local(progress.timestamp), pad("progress", 16),
             pad(TerminalText.escape(progress.keyboard.name), 18),
@@ -123,13 +123,13 @@ public struct HumanWriter: EventWriter {
     }
 
     /// A layout change: the event column reads `layout`.
-    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? {
+    package func line(forLayoutChange state: KeyboardState, at date: Date) -> String? {
         "\(Timestamp.local(date)) \(pad("layout", 16)) \(pad(TerminalText.escape(state.keyboard.name), 18)) "
             + (state.layout.map { TerminalText.escape($0.description) } ?? "unknown")
     }
 
     /// One line per visible keyboard.
-    public func lines(forState keyboards: [KeyboardState]) -> [String] {
+    package func lines(forState keyboards: [KeyboardState]) -> [String] {
         keyboards.map { state in
             [
                 pad(TerminalText.escape(state.keyboard.name), 18), pad(TerminalText.escape(state.keyboard.id), 18),
@@ -161,15 +161,15 @@ public struct HumanWriter: EventWriter {
 }
 
 /// JSON Lines, schema 1: one object per event, fields in the documented order.
-public struct JSONWriter: EventWriter {
+package struct JSONWriter: EventWriter {
     /// The schema version printed in every object.
-    public static let schema = 1
+    package static let schema = 1
 
     /// Creates the writer.
-    public init() {}
+    package init() {}
 
     /// One object per event.
-    public func line(for update: KeyboardUpdate) -> String {
+    package func line(for update: KeyboardUpdate) -> String {
         var out = JSONText(capacity: 768)
         fields(update, event: update.event.rawValue, into: &out)
         out.raw(byte: UInt8(ascii: "}"))
@@ -177,7 +177,7 @@ public struct JSONWriter: EventWriter {
     }
 
     /// One object per event and its newline, written straight into `line`.
-    public func write(_ update: KeyboardUpdate, into line: LineBuffer) {
+    package func write(_ update: KeyboardUpdate, into line: LineBuffer) {
         fields(update, event: update.event.rawValue, into: &line.text, second: &line.second)
         line.text.raw("}\n")
     }
@@ -234,7 +234,7 @@ public struct JSONWriter: EventWriter {
     /// The same object as an event, `event` `progress`, `endFrame` the current frame,
     /// `animationDuration` the time elapsed, plus `transition` and `fraction` (null when the
     /// destination is not known).
-    public func line(forProgress progress: KeyboardProgress) -> String {
+    package func line(forProgress progress: KeyboardProgress) -> String {
         var out = JSONText(capacity: 800)
         fields(progress.asUpdate, event: "progress", into: &out)
         out.raw(",\"transition\":")
@@ -246,23 +246,23 @@ public struct JSONWriter: EventWriter {
     }
 
     /// Layout changes are not among the six events of the schema, so JSON output leaves them out.
-    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
+    package func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
 
     /// One object: `{"schema":1,"visible":…,"keyboards":[…]}`.
-    public func lines(forState keyboards: [KeyboardState]) -> [String] {
+    package func lines(forState keyboards: [KeyboardState]) -> [String] {
         lines(forState: keyboards, services: nil)
     }
 
     /// One object: `{"schema":1,"visible":…,"keyboards":[…],"services":[…]}`, each service with
     /// `name`, `address`, `status` (`unknown`, `noBus`, `notRunning`, `running`), `visible` and
     /// `pid` (null when unknown) and `problem` (null when none).
-    public func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
+    package func lines(forState keyboards: [KeyboardState], services: [KeyboardServiceReport]) -> [String] {
         lines(forState: keyboards, services: Optional(services))
     }
 
     /// ``lines(forState:services:)``'s object with `reserved` when there is reserved space that no
     /// keyboard is known to fill: each strip's `output`, `edge` and `frame`.
-    public func lines(
+    package func lines(
         forState keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]
     ) -> [String] {
         lines(forState: keyboards, services: Optional(services), reserved: reserved)
@@ -316,9 +316,9 @@ public struct JSONWriter: EventWriter {
 
 /// A template with `%` fields, slurp style, for shell use. Untrusted text is escaped as in the
 /// human format.
-public struct FormatWriter: EventWriter {
+package struct FormatWriter: EventWriter {
     /// The fields, documented in `--help` and the man page.
-    public static let fields: [(Character, String)] = [
+    package static let fields: [(Character, String)] = [
         ("e", "event"), ("t", "time (ISO 8601, UTC)"), ("n", "keyboard name"), ("i", "keyboard id"),
         ("k", "kind (keyboard or inputMethodPanel)"), ("p", "pid or -"), ("x", "end frame x"), ("y", "end frame y"),
         ("w", "end frame width"), ("h", "end frame height"), ("f", "end frame as x,y WxH"),
@@ -330,10 +330,10 @@ public struct FormatWriter: EventWriter {
     ]
 
     /// The template with `\n` and `\t` already turned into a newline and a tab.
-    public let template: String
+    package let template: String
 
     /// A writer for `template`, whose `\n` and `\t` become a newline and a tab.
-    public init(template: String) {
+    package init(template: String) {
         // Most templates have no backslash: they are taken as they are, without the string
         // processing library's search (which kbwatch then never maps).
         self.template =
@@ -343,12 +343,12 @@ public struct FormatWriter: EventWriter {
 
     /// The template filled in for an intermediate frame: `%e` reads `progress`, the frame fields
     /// are the current frame, `%a` the time elapsed and `%r` the fraction done.
-    public func line(forProgress progress: KeyboardProgress) -> String {
+    package func line(forProgress progress: KeyboardProgress) -> String {
         fill(progress.asUpdate, progress: progress)
     }
 
     /// The template with its fields filled in.
-    public func line(for update: KeyboardUpdate) -> String { fill(update, progress: nil) }
+    package func line(for update: KeyboardUpdate) -> String { fill(update, progress: nil) }
 
     private func fill(_ update: KeyboardUpdate, progress: KeyboardProgress?) -> String {
         var out = ""
@@ -373,10 +373,10 @@ public struct FormatWriter: EventWriter {
     }
 
     /// Layout changes have no template: none is printed.
-    public func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
+    package func line(forLayoutChange state: KeyboardState, at date: Date) -> String? { nil }
 
     /// `--state` prints the human lines.
-    public func lines(forState keyboards: [KeyboardState]) -> [String] { HumanWriter().lines(forState: keyboards) }
+    package func lines(forState keyboards: [KeyboardState]) -> [String] { HumanWriter().lines(forState: keyboards) }
 
     private func value(_ field: Character, _ u: KeyboardUpdate) -> String? {
         switch field {

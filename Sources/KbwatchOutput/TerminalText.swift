@@ -1,9 +1,9 @@
 /// Makes text from other programs (window titles, class names, output names) safe to print on a
 /// terminal: control characters, escape sequences and bidirectional overrides are shown as
 /// visible escapes instead of acting on the terminal.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with every character that could act on a terminal shown as a visible escape.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar.value {

@@ -8,12 +8,12 @@ import KeyboardAdapterCore
 #endif
 
 /// Time stamps for output lines.
-public enum Timestamp {
+package enum Timestamp {
     /// `2026-11-30T06:50:01.123Z`.
-    public static func iso(_ date: Date) -> String { format(date, utc: true) }
+    package static func iso(_ date: Date) -> String { format(date, utc: true) }
 
     /// `07:50:01.123` in local time.
-    public static func local(_ date: Date) -> String { format(date, utc: false) }
+    package static func local(_ date: Date) -> String { format(date, utc: false) }
 
     /// The text of the last second written (`2026-11-30T06:50:01`): lines come many to a second,
     /// and the C library's conversion of a time to a date takes its time-zone lock each time.

@@ -1,1 +1,2 @@
 @_exported import KeyboardAdapterCore
+@_exported import KeyboardDismissal

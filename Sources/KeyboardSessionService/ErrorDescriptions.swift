@@ -9,10 +9,10 @@
 
 extension SessionServiceError: LocalizedError {
     /// The same line as ``description``.
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 extension SessionServiceClient.Failure: LocalizedError {
     /// The same line as ``description``.
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }

@@ -9,24 +9,24 @@ import Synchronization
 #endif
 
 /// How the session service runs.
-public struct SessionServiceConfiguration: Sendable {
+package struct SessionServiceConfiguration: Sendable {
     /// Seconds without a subscriber after which the service ends (``KeyboardSessionService``'s
     /// `onIdle`); nil to stay until stopped. Bus listeners that only watch the broadcast signals
     /// cannot be seen, so they do not count.
-    public var idleExit: Double?
+    package var idleExit: Double?
     /// The most clients subscribed at once (and requests waiting at once): the next is refused
     /// with `…Error.LimitsExceeded`.
-    public var maximumSubscribers: Int
+    package var maximumSubscribers: Int
     /// The most subscriptions (and requests waiting) of one client: one sandboxed app however
     /// many connections it opens, or one process outside any sandbox. One client that takes
     /// its share leaves the rest to the others.
-    public var maximumSubscribersPerClient: Int
+    package var maximumSubscribersPerClient: Int
     /// The environment the session bus is found in (`DBUS_SESSION_BUS_ADDRESS`).
-    public var environment: [String: String]
+    package var environment: [String: String]
 
     /// Creates a configuration: 30 s idle, 256 subscribers, 32 of one client, this process's
     /// environment.
-    public init(
+    package init(
         idleExit: Double? = 30, maximumSubscribers: Int = 256, maximumSubscribersPerClient: Int = 32,
         environment: [String: String] = ProcessEnvironment.current
     ) {
@@ -38,14 +38,14 @@ public struct SessionServiceConfiguration: Sendable {
 }
 
 /// Why the session service cannot run.
-public enum SessionServiceError: Error, Sendable, CustomStringConvertible {
+package enum SessionServiceError: Error, Sendable, CustomStringConvertible {
     /// Another process serves the name already (one service per session).
     case alreadyRunning(owner: String)
     /// No session bus, or it refused the connection.
     case noBus(String)
 
     /// One line for people.
-    public var description: String {
+    package var description: String {
         switch self {
         case .alreadyRunning(let owner):
             "\(SessionServiceNames.busName) is served already (by \(owner)): one service per session"
@@ -63,7 +63,7 @@ public enum SessionServiceError: Error, Sendable, CustomStringConvertible {
 ///
 /// Threading: the bus connection lives on a run loop of its own (one more thread, idle in
 /// `poll()`); the manager's events hop there from its loop. `onIdle` is called on that thread.
-public final class KeyboardSessionService: Sendable {
+package final class KeyboardSessionService: Sendable {
     private let manager: KeyboardManager
     private let configuration: SessionServiceConfiguration
     private let running = Mutex<Running?>(nil)
@@ -76,7 +76,7 @@ public final class KeyboardSessionService: Sendable {
     }
 
     /// A service for `manager`, which should be started (before or after this service).
-    public init(manager: KeyboardManager, configuration: SessionServiceConfiguration = .init()) {
+    package init(manager: KeyboardManager, configuration: SessionServiceConfiguration = .init()) {
         self.manager = manager
         self.configuration = configuration
     }
@@ -84,7 +84,7 @@ public final class KeyboardSessionService: Sendable {
     /// Connects to the session bus, takes the name and serves; `onIdle` is called once when no
     /// client has subscribed for ``SessionServiceConfiguration/idleExit`` seconds, or when the bus
     /// goes away.
-    public func start(onIdle: @escaping @Sendable () -> Void) throws(SessionServiceError) {
+    package func start(onIdle: @escaping @Sendable () -> Void) throws(SessionServiceError) {
         guard running.withLock({ $0 == nil }) else { return }
         let loop: KeyboardRunLoop
         do throws(BackendFailure) {
@@ -146,7 +146,7 @@ public final class KeyboardSessionService: Sendable {
     }
 
     /// Leaves the bus (the name is free again) and ends the service's thread. Idempotent.
-    public func stop() {
+    package func stop() {
         guard
             let running = running.withLock({ state -> Running? in
                 defer { state = nil }

@@ -8,23 +8,23 @@ import Synchronization
 ///
 /// Threading: ``watch(options:onLine:onEnd:)`` runs the connection on a run loop of its own;
 /// `onLine` and `onEnd` are called on that loop's thread. The other calls block the caller.
-public final class SessionServiceClient: Sendable {
+package final class SessionServiceClient: Sendable {
     /// What the client subscribes with.
-    public struct Options: Sendable, Hashable {
+    package struct Options: Sendable, Hashable {
         /// Also receive progress frames.
-        public var progress: Bool
+        package var progress: Bool
         /// Whether this process counts as the app's (true for an app; kbwatch, which has no
         /// windows, says false).
-        public var caller: Bool
+        package var caller: Bool
         /// Processes besides this one whose focus makes a keyboard local.
-        public var processIDs: [Int32]
+        package var processIDs: [Int32]
         /// X11 windows that count as the app's.
-        public var windowIDs: [UInt64]
+        package var windowIDs: [UInt64]
         /// App ids that count as the app's.
-        public var appIDs: [String]
+        package var appIDs: [String]
 
         /// Creates options.
-        public init(
+        package init(
             progress: Bool = false, caller: Bool = true, processIDs: [Int32] = [], windowIDs: [UInt64] = [],
             appIDs: [String] = []
         ) {
@@ -37,24 +37,24 @@ public final class SessionServiceClient: Sendable {
     }
 
     /// Why a call to the service failed.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// The D-Bus error's name when the service (or the bus) answered with one.
-        public var name: String?
+        package var name: String?
         /// One line for people.
-        public var description: String
+        package var description: String
     }
 
     /// The service's present, as `GetState` answers it.
-    public struct State: Sendable, Hashable {
+    package struct State: Sendable, Hashable {
         /// The visible keyboards, `local` judged for the options subscribed with.
-        public var keyboards: [KeyboardState]
+        package var keyboards: [KeyboardState]
         /// What the keyboards' own services say.
-        public var services: [KeyboardServiceReport]
+        package var services: [KeyboardServiceReport]
         /// Space reserved at output edges that no keyboard is known to fill.
-        public var reserved: [ReservedStrip]
+        package var reserved: [ReservedStrip]
 
         /// A state of these parts.
-        public init(keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]) {
+        package init(keyboards: [KeyboardState], services: [KeyboardServiceReport], reserved: [ReservedStrip]) {
             self.keyboards = keyboards
             self.services = services
             self.reserved = reserved
@@ -62,7 +62,7 @@ public final class SessionServiceClient: Sendable {
     }
 
     /// What the service sent a subscriber.
-    public enum Received: Sendable {
+    package enum Received: Sendable {
         /// One of the six events.
         case update(KeyboardUpdate)
         /// A frame of a transition (subscribed with ``Options/progress``).
@@ -73,7 +73,7 @@ public final class SessionServiceClient: Sendable {
     }
 
     /// How long a call may take, bus activation of the service included.
-    public static let callTimeout = 25.0
+    package static let callTimeout = 25.0
 
     private let environment: [String: String]
     private let running = Mutex<Watching?>(nil)
@@ -85,10 +85,10 @@ public final class SessionServiceClient: Sendable {
     }
 
     /// A client of the service on the session bus of `environment`.
-    public init(environment: [String: String]) { self.environment = environment }
+    package init(environment: [String: String]) { self.environment = environment }
 
     /// The service's present, `local` judged for `options`.
-    public func state(options: Options) throws(Failure) -> State {
+    package func state(options: Options) throws(Failure) -> State {
         let connection = try connect()
         _ = try subscribe(connection, options)
         let reply = try call(connection, "GetState")
@@ -101,7 +101,7 @@ public final class SessionServiceClient: Sendable {
     }
 
     /// Asks the service to show (`true`) or hide the keyboard; returns once it accepted.
-    public func request(show: Bool) throws(Failure) {
+    package func request(show: Bool) throws(Failure) {
         let connection = try connect()
         _ = try call(connection, show ? "Show" : "Hide")
     }
@@ -109,7 +109,7 @@ public final class SessionServiceClient: Sendable {
     /// Subscribes and passes what the service sends to `onReceive` (each event, and with
     /// `options.progress` each progress frame), until ``stop()``; `onEnd` is called once if the
     /// service or the bus goes away first.
-    public func watch(
+    package func watch(
         options: Options, onReceive: @escaping @Sendable (Received) -> Void,
         onEnd: @escaping @Sendable (String) -> Void
     ) throws(Failure) {
@@ -243,7 +243,7 @@ public final class SessionServiceClient: Sendable {
     }
 
     /// Unsubscribes (the connection closes) and ends the client's thread. Idempotent.
-    public func stop() {
+    package func stop() {
         guard
             let watching = running.withLock({ state -> Watching? in
                 defer { state = nil }

@@ -1,16 +1,16 @@
 /// The session service's names on the bus, its errors and its interface, whose XML is
 /// Interfaces/org.keyboardadapter.Watcher2.xml (RepositoryTests keep the text here identical).
-public enum SessionServiceNames {
+package enum SessionServiceNames {
     /// The well-known name the service owns on the session bus.
-    public static let busName = "org.keyboardadapter.Watcher"
+    package static let busName = "org.keyboardadapter.Watcher"
     /// The object the interface is on.
-    public static let objectPath = "/org/keyboardadapter/Watcher"
+    package static let objectPath = "/org/keyboardadapter/Watcher"
     /// The interface, version 2: updates as D-Bus values.
-    public static let interfaceName = "org.keyboardadapter.Watcher2"
+    package static let interfaceName = "org.keyboardadapter.Watcher2"
     /// The interface's version, its `Version` property.
-    public static let version: UInt32 = 2
+    package static let version: UInt32 = 2
     /// The prefix of the interface's error names (`….LimitsExceeded`, `….Unsupported`, ...).
-    public static let errorPrefix = "org.keyboardadapter.Watcher2.Error."
+    package static let errorPrefix = "org.keyboardadapter.Watcher2.Error."
 
     /// The introspection data served by `Introspect`.
     static let introspection = #"""

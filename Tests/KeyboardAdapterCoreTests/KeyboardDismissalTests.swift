@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterTesting
+import KeyboardDismissal
 import Synchronization
 import Testing
 

@@ -63,7 +63,7 @@ public final class KeyboardManager: Sendable {
     }
 
     /// The backend this manager runs; its loop-only methods are the manager's to call.
-    let backend: any KeyboardBackend
+    package let backend: any KeyboardBackend
     /// The backend's registry name, such as `x11`.
     public var backendName: String { backend.name }
     /// What the backend can tell and do.

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// What the app does after one event given to ``KeyboardDismissal``.
 public enum KeyboardDismissalStep: Sendable, Hashable {
     /// Nothing: the finger is above the keyboard's top edge, or no drag is followed.

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 extension KeyboardDismissal {
     /// The thresholds of a dismissal. The defaults are those of chat apps on phones: released
     /// past half of the keyboard, or flicked down, the keyboard goes; otherwise it stays.

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// Whether a drag or a tap can dismiss the keyboard in this session, and how: known before the
 /// gesture begins, so that an app leaves the gesture off where the keyboard cannot be hidden on
 /// request rather than letting the bar follow a finger for nothing.
@@ -50,7 +52,7 @@ public enum KeyboardDismissalAvailability: Sendable, Hashable, CustomStringConve
 
 extension KeyboardManager {
     /// Whether the keyboard can be hidden on request right now (so dismissed by a drag or a
-    /// tap), from ``capabilities`` and ``keyboardServices``: ask it when a text field gains the
+    /// tap), from ``/KeyboardAdapterCore/KeyboardManager/capabilities`` and ``/KeyboardAdapterCore/KeyboardManager/keyboardServices``: ask it when a text field gains the
     /// focus, since a keyboard service may start or stop while the app runs.
     public var dismissalAvailability: KeyboardDismissalAvailability {
         KeyboardDismissalAvailability(

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// The finger's recent vertical path, for its speed at release: enough samples to reach
 /// `interval` back from the newest, and no more.
 struct KeyboardDragSamples {

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// Where things are in the app's window, in the window's own coordinates (origin at its top-left
 /// corner, as the app's pointer events are): what a dismissal follows a drag against.
 public struct KeyboardDismissalLayout: Sendable, Hashable {
@@ -5,7 +7,7 @@ public struct KeyboardDismissalLayout: Sendable, Hashable {
     public var bar: Rect
     /// The focused text field: a tap there keeps the keyboard (nil: none is focused).
     public var focusedField: Rect?
-    /// The keyboard (``WindowGeometry/keyboardFrame(_:inWindow:)``); nil while none is visible.
+    /// The keyboard (``/KeyboardAdapterCore/WindowGeometry/keyboardFrame(_:inWindow:)``); nil while none is visible.
     public var keyboard: Rect?
     /// The window's height: the bar never follows a finger below the window's bottom edge.
     public var windowHeight: Int

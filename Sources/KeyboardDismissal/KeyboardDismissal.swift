@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// Dismisses the keyboard the way chat apps do: the app's content dragged down across the
 /// keyboard takes the input bar with it and, released far enough or fast enough, hides the
 /// keyboard (ARKeyboardControl's `addKeyboardPanning`, Typist's `toolbar(scrollView:)`); a tap
@@ -70,7 +72,7 @@ public final class KeyboardDismissal {
         self.requestHide = requestHide
     }
 
-    /// Creates a helper for `manager`'s keyboards: ``KeyboardManager/dismissalAvailability`` before
+    /// Creates a helper for `manager`'s keyboards: ``KeyboardAdapterCore/KeyboardManager/dismissalAvailability`` before
     /// each press, and `manager.hideKeyboard(completion: onHideResult)` to dismiss. `onHideResult`
     /// runs on the manager's loop thread (a service replied) or at once on the UI thread (no
     /// keyboard visible): hop to the UI thread before calling ``hideFailed()``.

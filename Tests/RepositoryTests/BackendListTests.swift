@@ -1,0 +1,62 @@
+import Foundation
+import KeyboardAdapter
+import Testing
+
+/// The backends kbwatch and the library ship, as their registrations name them, are the ones the
+/// usage text, the man page, the JSON schema and the README name: adding a backend's registration
+/// without its documentation fails here.
+@Suite("the shipped backends, named everywhere they are listed")
+struct BackendListTests {
+    static let names = KeyboardAdapterBackends.registrations.map(\.name)
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: DocumentationTests.root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The paragraph of `text` that starts at the first line containing `marker` (that is
+    /// `marker`, when `exact`), up to the next blank line or roff request that starts a new
+    /// paragraph.
+    static func paragraph(_ text: String, after marker: String, exact: Bool = false) -> String? {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { exact ? $0 == marker : $0.contains(marker) }) else { return nil }
+        let rest = lines[(start + 1)...].prefix { !$0.isEmpty && !$0.hasPrefix(".TP") && !$0.hasPrefix(".SH") }
+        return ([lines[start]] + rest).joined(separator: "\n")
+    }
+
+    @Test("kbwatch's usage text, the man page's lists, the schema's backend field and the README's tables")
+    func everyListNamesEveryBackend() throws {
+        #expect(Self.names.count >= 4, "\(Self.names)")
+        // The option's line and its continuation lines (indented to the descriptions' column).
+        let usageLines = try Self.text("Sources/kbwatch/Usage.swift").split(separator: "\n")
+        let option = try #require(usageLines.firstIndex { $0.contains("--backend NAME") })
+        let continued = usageLines[(option + 1)...].prefix { $0.prefix { $0 == " " }.count >= 20 }
+        let usage = ([usageLines[option]] + continued).joined(separator: "\n")
+        let man = try Self.text("man/kbwatch.1")
+        let lists = [
+            ("the usage text's --backend", usage),
+            ("the man page's --backend", try #require(Self.paragraph(man, after: ".BI \\-\\-backend \" NAME\""))),
+            ("the man page's backend field", try #require(Self.paragraph(man, after: ".B backend", exact: true))),
+            (
+                "the man page's KEYBOARD_ADAPTER_BACKEND",
+                try #require(Self.paragraph(man, after: "The backend to use when"))
+            ),
+            (
+                "the schema's backend",
+                try #require(
+                    Self.paragraph(try Self.text("schema/kbwatch-1.schema.json"), after: "The backend that observed it")
+                )
+            ),
+        ]
+        for (list, text) in lists {
+            for name in Self.names {
+                #expect(
+                    text.range(of: "\\b\(name)\\b", options: .regularExpression) != nil,
+                    "\(list) leaves out \(name):\n\(text)")
+            }
+        }
+        let readme = try Self.text("README.md")
+        for name in Self.names {
+            #expect(readme.contains("(`\(name)`"), "the README's backend tables leave out `\(name)`")
+        }
+    }
+}

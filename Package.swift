@@ -59,7 +59,10 @@ let package = Package(
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CSystemdBus", dependencies: ["CSystemd"]),
         // Keyboard services (onboard, squeekboard) on the session bus: plugins beside the backends.
-        .target(name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
+        // The session bus through sd-bus, in one place: connections, messages, typed values, the
+        // connection as a loop source, and who a signal must come from to be believed.
+        .target(name: "SystemdBus", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
+        .target(name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "SystemdBus", "CSystemd"]),
 
         // Display-server backends, one plugin each.
         .target(
@@ -91,7 +94,7 @@ let package = Package(
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
         // The session service (`kbwatch --serve`) and its client (`kbwatch --from-service`).
         .target(
-            name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "KeyboardServices", "KbwatchOutput"]),
+            name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "SystemdBus", "KbwatchOutput"]),
         // Built for release with the Swift runtime linked statically (see the README), it takes
         // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
         // The toolchain's lld links it, placing the functions a watch runs per event
@@ -215,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "KeyboardServicesTests",
             dependencies: [
-                "KeyboardServices", "KeyboardSessionService", "X11Adapter", "KeyboardAdapterCore", "TestSupport",
+                "KeyboardServices", "KeyboardSessionService", "SystemdBus", "X11Adapter", "KeyboardAdapterCore",
+                "TestSupport",
             ]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// One report of the package's KWin script (Companions/kwin/keyboard-adapter.js), read from its
 /// JSON text with bounds: frames within ±2^20 pixels, names and ids of at most 256 bytes, at most

@@ -1,5 +1,6 @@
 import KeyboardAdapterCore
 import Synchronization
+import SystemdBus
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// What the package's GNOME Shell extension says (interface `org.keyboardadapter.GnomeShell1`,
 /// Interfaces/org.keyboardadapter.GnomeShell1.xml), read with its types checked and every value

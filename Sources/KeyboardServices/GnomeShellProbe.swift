@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// What GNOME Shell and the package's extension inside it say now, asked with blocking calls
 /// (for the start of a watch, a backend's availability and `kbwatch --doctor`).

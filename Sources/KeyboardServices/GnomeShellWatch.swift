@@ -1,6 +1,7 @@
 import Glibc
 import KeyboardAdapterCore
 import Synchronization
+import SystemdBus
 
 /// The package's GNOME Shell extension heard on a session bus connection of its own, in the run
 /// loop through a ``BusPump``: its signals (taken only from `org.gnome.Shell`'s owner), the shell

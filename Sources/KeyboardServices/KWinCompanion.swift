@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import SystemdBus
 
 /// The package's KWin script (Companions/kwin), loaded into the KWin that owns `org.kde.KWin`
 /// for as long as a watch of KWin's virtual keyboard runs, on that watch's bus connection. KWin 6

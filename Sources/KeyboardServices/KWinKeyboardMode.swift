@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// When KWin shows its virtual keyboard. KWin 6.7 replaced the boolean `enabled` of
 /// `org.kde.kwin.VirtualKeyboard` with the integer `mode`: 0 never, 1 for touch and stylus input

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,3 +1,5 @@
+import SystemdBus
+
 /// The calls a watch has sent and waits on, each with what to do with its reply: a reply, an
 /// error reply or a timeout reaches the handler from `process()`; closing the watch hands nil to
 /// every one still waiting, in the order they were sent. Used on the loop's thread only.

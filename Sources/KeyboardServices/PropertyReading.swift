@@ -1,3 +1,5 @@
+import SystemdBus
+
 /// What a message says about a boolean property, read with its types checked and its size
 /// bounded before anything is believed.
 enum PropertyReading: Equatable {

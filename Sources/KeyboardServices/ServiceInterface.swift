@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// Where a keyboard's service lives on the session bus and how it is asked to show and hide:
 /// everything that differs between keyboard families.

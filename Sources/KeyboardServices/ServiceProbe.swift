@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// Asks the bus, with blocking calls that never start the keyboard, what a keyboard service says
 /// now: whether its name has an owner, the owner's pid, and the visible property.

@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import SystemdBus
 
 /// One keyboard service watched on a session bus connection of its own, in the run loop through
 /// a ``BusPump``. Follows the name's owner (NameOwnerChanged) and the visible property

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import SystemdBus
 
 /// The connection a D-Bus keyboard service talks through: made, used and closed on its run
 /// loop's thread only (``ServiceWatch``, ``GnomeShellWatch``), so it is not `Sendable`: the

@@ -1,6 +1,6 @@
 import KeyboardAdapterCore
-import KeyboardServices
 import Synchronization
+import SystemdBus
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -69,9 +69,8 @@ package final class KeyboardSessionService: Sendable {
     private let running = Mutex<Running?>(nil)
 
     private struct Running: Sendable {
-        let loop: KeyboardRunLoop
-        /// Used on `loop`'s thread only; kept here to reach it.
-        let object: LoopBound<SessionServiceObject>
+        /// The service's loop, and its object there.
+        let host: LoopHost<SessionServiceObject>
         let subscriptions: [KeyboardSubscription]
     }
 
@@ -86,46 +85,36 @@ package final class KeyboardSessionService: Sendable {
     /// goes away.
     package func start(onIdle: @escaping @Sendable () -> Void) throws(SessionServiceError) {
         guard running.withLock({ $0 == nil }) else { return }
-        let loop: KeyboardRunLoop
-        do throws(BackendFailure) {
-            loop = try KeyboardRunLoop()
-            try loop.start(name: "kbd-service")
-        } catch {
-            throw .noBus(error.description)
-        }
         let manager = manager
         let configuration = configuration
-        let made: Result<LoopBound<SessionServiceObject>, SessionServiceError>
+        let host: LoopHost<SessionServiceObject>
         do {
-            made = try loop.performAndWait { context in
-                Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle)
-            }
+            host = try LoopHost(
+                name: "kbd-service",
+                make: { context in
+                    try Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle).get()
+                }, close: { $0.close() })
+        } catch let error as SessionServiceError {
+            throw error
         } catch {
-            loop.stop()
             throw .noBus("\(error)")
         }
-        let object: LoopBound<SessionServiceObject>
-        switch made {
-        case .success(let bound): object = bound
-        case .failure(let error):
-            loop.stop()
-            throw error
-        }
         // Weakly: the subscriptions must not keep the object once the service stops.
-        let carried = try? loop.performAndWait { LoopBound(WeakReference(object.value), loop: loop) }
+        let carried = try? host.withValue { object in LoopBound(WeakReference(object), loop: host.loop) }
+        let loop = host.loop
         let subscriptions = [
             manager.onEvent(delivery: .immediate) { update in loop.perform { carried?.value.value?.publish(update) } },
             manager.onProgress(delivery: .immediate) { progress in
                 loop.perform { carried?.value.value?.publish(progress) }
             },
         ]
-        running.withLock { $0 = Running(loop: loop, object: object, subscriptions: subscriptions) }
+        running.withLock { $0 = Running(host: host, subscriptions: subscriptions) }
     }
 
     private static func serve(
         on context: LoopContext, manager: KeyboardManager, configuration: SessionServiceConfiguration,
         onIdle: @escaping @Sendable () -> Void
-    ) -> Result<LoopBound<SessionServiceObject>, SessionServiceError> {
+    ) -> Result<SessionServiceObject, SessionServiceError> {
         let connection: BusConnection
         do throws(BusFailure) {
             connection = try BusConnection(environment: configuration.environment)
@@ -138,8 +127,7 @@ package final class KeyboardSessionService: Sendable {
             let object = try SessionServiceObject(
                 connection: connection, context: context, manager: manager, configuration: configuration)
             object.onIdle = onIdle
-            guard let bound = LoopBound(object, context: context) else { return .failure(.noBus("the loop ended")) }
-            return .success(bound)
+            return .success(object)
         } catch {
             return .failure(.noBus(error.description))
         }
@@ -154,8 +142,7 @@ package final class KeyboardSessionService: Sendable {
             })
         else { return }
         for token in running.subscriptions { token.cancel() }
-        try? running.loop.performAndWait { running.object.value.close() }
-        running.loop.stop()
+        running.host.stop()
     }
 
     deinit { stop() }

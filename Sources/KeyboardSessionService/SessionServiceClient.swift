@@ -1,6 +1,6 @@
 import KeyboardAdapterCore
-import KeyboardServices
 import Synchronization
+import SystemdBus
 
 /// A client of the session service (`kbwatch --from-service`): subscribes with an app identity
 /// and receives the service's lines, asks its state, shows and hides. The bus starts the service
@@ -76,13 +76,8 @@ package final class SessionServiceClient: Sendable {
     package static let callTimeout = 25.0
 
     private let environment: [String: String]
-    private let running = Mutex<Watching?>(nil)
-
-    private struct Watching: Sendable {
-        let loop: KeyboardRunLoop
-        /// The connection and its slots, used on `loop`'s thread only.
-        let state: LoopBound<ClientState>
-    }
+    /// While watching: the client's loop, and its connection and slots there.
+    private let running = Mutex<LoopHost<ClientState>?>(nil)
 
     /// A client of the service on the session bus of `environment`.
     package init(environment: [String: String]) { self.environment = environment }
@@ -113,31 +108,18 @@ package final class SessionServiceClient: Sendable {
         options: Options, onReceive: @escaping @Sendable (Received) -> Void,
         onEnd: @escaping @Sendable (String) -> Void
     ) throws(Failure) {
-        let loop: KeyboardRunLoop
-        do throws(BackendFailure) {
-            loop = try KeyboardRunLoop()
-            try loop.start(name: "kbd-client")
-        } catch {
-            throw Failure(name: nil, description: error.description)
-        }
-        let made: Result<LoopBound<ClientState>, Failure>
+        let host: LoopHost<ClientState>
         do {
-            made = try loop.performAndWait { context in
-                Result { () throws(Failure) -> LoopBound<ClientState> in
-                    LoopBound(
-                        try self.start(on: context, options: options, onReceive: onReceive, onEnd: onEnd), loop: loop)
-                }
-            }
+            host = try LoopHost(
+                name: "kbd-client",
+                make: { context in try self.start(on: context, options: options, onReceive: onReceive, onEnd: onEnd) },
+                close: { $0.close() })
+        } catch let failure as Failure {
+            throw failure
         } catch {
-            loop.stop()
             throw Failure(name: nil, description: "\(error)")
         }
-        switch made {
-        case .success(let state): running.withLock { $0 = Watching(loop: loop, state: state) }
-        case .failure(let failure):
-            loop.stop()
-            throw failure
-        }
+        running.withLock { $0 = host }
     }
 
     private func start(
@@ -244,15 +226,10 @@ package final class SessionServiceClient: Sendable {
 
     /// Unsubscribes (the connection closes) and ends the client's thread. Idempotent.
     package func stop() {
-        guard
-            let watching = running.withLock({ state -> Watching? in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        let state = watching.state
-        try? watching.loop.performAndWait { state.value.close() }
-        watching.loop.stop()
+        running.withLock { host -> LoopHost<ClientState>? in
+            defer { host = nil }
+            return host
+        }?.stop()
     }
 
     deinit { stop() }

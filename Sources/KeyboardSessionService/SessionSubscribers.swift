@@ -1,5 +1,5 @@
 import KeyboardAdapterCore
-import KeyboardServices
+import SystemdBus
 
 /// What a client asks for when it subscribes (`Subscribe(a{sv})`), read with bounds: at most
 /// ``maximumIDs`` ids of each kind, app ids of at most 256 bytes. Unknown keys are ignored, so

@@ -1,5 +1,5 @@
 import KeyboardAdapterCore
-import KeyboardServices
+import SystemdBus
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,6 +1,6 @@
 import KbwatchOutput
 import KeyboardAdapterCore
-import KeyboardServices
+import SystemdBus
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

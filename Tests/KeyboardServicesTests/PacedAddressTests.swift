@@ -1,4 +1,5 @@
 import KeyboardServices
+import SystemdBus
 import Testing
 
 /// Which session bus addresses a sandboxed connection starts paced (see `ka_bus_start_paced`).

@@ -3,29 +3,21 @@ import KeyboardAdapterCore
 /// Runs a backend on a run loop of its own, as a manager does, for tests that watch a backend
 /// through a ``TrackingSink`` without a manager.
 public final class BackendLoop: Sendable {
+    private let host: LoopHost<any KeyboardBackend>
+
     /// The loop the backend runs on.
-    public let loop: KeyboardRunLoop
-    private let backend: any KeyboardBackend
+    public var loop: KeyboardRunLoop { host.loop }
 
     /// Starts `backend` on a new loop, delivering to `sink`; throws what the backend's start throws.
     public init(_ backend: any KeyboardBackend, sink: any ObservationSink) throws {
-        self.backend = backend
-        let loop = try KeyboardRunLoop()
-        self.loop = loop
-        try loop.start(name: "kbd-test")
-        do {
-            try loop.performAndWait { context in try backend.start(in: context, sink: sink) }
-        } catch {
-            loop.stop()
-            throw error
-        }
+        host = try LoopHost(
+            name: "kbd-test",
+            make: { context in
+                try backend.start(in: context, sink: sink)
+                return backend
+            }, close: { $0.stop() })
     }
 
     /// Stops the backend on its loop, then the loop. Idempotent.
-    public func stop() {
-        try? loop.performAndWait { [backend] in backend.stop() }
-        loop.stop()
-    }
-
-    deinit { stop() }
+    public func stop() { host.stop() }
 }

@@ -16,10 +16,7 @@ final class GnomeShellWatch {
     /// How long a show or hide request or a state read waits for its reply.
     static let requestTimeout = 5.0
 
-    private let connection: BusConnection
-    private var pump: BusPump?
-    private var matches: [BusSlot] = []
-    private let pending = PendingCalls()
+    private let channel: WatchChannel
     /// The shell's unique name while it runs.
     private let ownership = NameOwnership()
     private var owner: String? {
@@ -31,38 +28,35 @@ final class GnomeShellWatch {
     private var lastFocus: CompanionReport.Focus?
     private let changed: (KeyboardServiceState) -> Void
     private(set) var current = KeyboardServiceState(status: .unknown)
-    private(set) var isClosed = false
+    var isClosed: Bool { channel.isClosed }
 
     init(environment: [String: String], context: LoopContext, changed: @escaping (KeyboardServiceState) -> Void)
         throws(BusFailure)
     {
-        connection = try BusConnection(environment: environment)
+        channel = try WatchChannel(environment: environment)
+        let connection = channel.connection
         self.changed = changed
         // The extension tells the focus, and takes show and hide requests, only from a connection
         // that owns a name in the watchers' namespace: one of this connection's own.
         _ = try connection.requestName(Self.watcherName())
         // Subscribed before asking, so that nothing between the answer and the first signal is lost.
-        matches.append(
-            try connection.addMatch(
-                "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                    + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(GnomeShellProbe.shellName)'",
-                from: .bus
-            ) { [unowned self] in self.ownerChanged($0) })
-        matches.append(
-            try connection.addMatch(
-                // No sender in the rule: the shell's connection changes when it restarts, and
-                // `signal` takes only what the name's current owner sends.
-                "type='signal',path='\(GnomeShellProbe.objectPath)',interface='\(GnomeShellProbe.interface)'",
-                from: ownership.origin
-            ) { [unowned self] in self.signal($0) })
+        try channel.listen(
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(GnomeShellProbe.shellName)'",
+            from: .bus
+        ) { [unowned self] in self.ownerChanged($0) }
+        try channel.listen(
+            // No sender in the rule: the shell's connection changes when it restarts, and
+            // `signal` takes only what the name's current owner sends.
+            "type='signal',path='\(GnomeShellProbe.objectPath)',interface='\(GnomeShellProbe.interface)'",
+            from: ownership.origin
+        ) { [unowned self] in self.signal($0) }
         let probe = GnomeShellProbe.run(on: connection, timeout: Self.startTimeout)
         if case .noBus(let reason) = probe.finding { throw BusFailure(code: ECONNREFUSED, message: reason) }
         owner = probe.owner
         shellVersion = probe.shellVersion
         current = Self.state(probe)
-        let pump = BusPump(connection, context: context)
-        pump.onBroken = { [unowned self] reason in self.fail(reason: reason) }
-        self.pump = pump
+        channel.join(context) { [unowned self] reason in self.fail(reason: reason) }
     }
 
     /// A name in the watchers' namespace no other connection owns:
@@ -215,7 +209,7 @@ final class GnomeShellWatch {
     }
 
     private func send(_ call: BusCall, handler: @escaping (BusMessage?) -> Void) {
-        pending.send(call, on: connection, timeout: Self.requestTimeout, pump: pump, handler: handler)
+        channel.send(call, timeout: Self.requestTimeout, handler: handler)
     }
 
     private func update(_ state: KeyboardServiceState) {
@@ -227,14 +221,7 @@ final class GnomeShellWatch {
     // MARK: - End
 
     /// Unsubscribes, fails the requests still waiting, and closes the connection. Idempotent.
-    func close() {
-        guard !isClosed else { return }
-        isClosed = true
-        pump?.close()
-        pump = nil
-        matches.removeAll()
-        pending.failAll()
-    }
+    func close() { channel.close() }
 
     private func fail(reason: String) {
         close()

@@ -13,24 +13,22 @@ final class ServiceWatch {
     static let startTimeout = 1.0
     /// How long a show or hide request waits for its reply.
     static let requestTimeout = 5.0
-    private let connection: BusConnection
-    private var pump: BusPump?
+    private let channel: WatchChannel
+    private var connection: BusConnection { channel.connection }
     private let interface: ServiceInterface
     private let changed: (KeyboardServiceState) -> Void
-    private var matches: [BusSlot] = []
-    private let pending = PendingCalls()
     /// Who owns the keyboard's bus name now: only its signals are believed.
     private let ownership = NameOwnership()
     /// When to read the property again after an argument-less change signal, until it changes:
     /// KWin 6 signals a show before its `visible` turns true, and sends no second signal.
     private var rereads: [Double] = [] {
-        didSet { pump?.timer = rereads.first }
+        didSet { channel.pump?.timer = rereads.first }
     }
     /// After a change signal, the property is read again this long after it (seconds), until a
     /// reading differs: KWin 6.3's `visible` turns true 40 to 300 ms after its signal (the first,
     /// cold show the latest), so the reads go on, further apart, for a second at most.
     static let rereadOffsets = [0.04, 0.08, 0.14, 0.22, 0.3, 0.42, 0.6, 0.8, 1.0]
-    private(set) var isClosed = false
+    var isClosed: Bool { channel.isClosed }
     /// The KWin script, while it is loaded.
     private var companion: KWinCompanion?
     private var companionFailure: String?
@@ -42,33 +40,29 @@ final class ServiceWatch {
         interface: ServiceInterface, environment: [String: String], context: LoopContext,
         changed: @escaping (KeyboardServiceState) -> Void
     ) throws(BusFailure) {
-        connection = try BusConnection(environment: environment)
+        channel = try WatchChannel(environment: environment)
         self.interface = interface
         self.changed = changed
         // Subscribed before asking, so that no change between the answer and the first signal is lost.
-        let owner = try connection.addMatch(interface.ownerRule, from: .bus) { [unowned self] in self.ownerChanged($0) }
-        let properties = try connection.addMatch(interface.propertiesRule, from: ownership.origin) {
-            [unowned self] in self.propertiesChanged($0)
+        try channel.listen(interface.ownerRule, from: .bus) { [unowned self] in self.ownerChanged($0) }
+        try channel.listen(interface.propertiesRule, from: ownership.origin) { [unowned self] in
+            self.propertiesChanged($0)
         }
-        matches = [owner, properties]
         if let rule = interface.changeRule {
             // A change signal carries no value: the property is read again.
-            matches.append(
-                try connection.addMatch(rule, from: ownership.origin) { [unowned self] _ in
-                    self.refreshVisible()
-                    let now = MonotonicClock.now()
-                    self.rereads = Self.rereadOffsets.map { now + $0 }
-                })
+            try channel.listen(rule, from: ownership.origin) { [unowned self] _ in
+                self.refreshVisible()
+                let now = MonotonicClock.now()
+                self.rereads = Self.rereadOffsets.map { now + $0 }
+            }
         }
         ownership.owner = ServiceProbe.owner(of: interface.busName, on: connection, timeout: Self.startTimeout)
         current = ServiceProbe.state(of: interface, on: connection, timeout: Self.startTimeout)
         if case .busUnavailable = current.status { throw BusFailure(code: ECONNREFUSED, message: "\(current)") }
         if interface.loadsKWinCompanion, current.isRunning { startCompanion(environment: environment) }
-        let pump = BusPump(connection, context: context)
-        pump.timer = rereads.first
-        pump.onTimer = { [unowned self] in self.rereadDue() }
-        pump.onBroken = { [unowned self] reason in self.fail(reason: reason) }
-        self.pump = pump
+        channel.join(context) { [unowned self] reason in self.fail(reason: reason) }
+        channel.pump?.timer = rereads.first
+        channel.pump?.onTimer = { [unowned self] in self.rereadDue() }
     }
 
     /// A reading after a change signal is due.
@@ -149,7 +143,7 @@ final class ServiceWatch {
 
     /// Sends `call`; `handler` gets the reply, or nil when the connection closed first.
     private func send(_ call: BusCall, timeout: Double, handler: @escaping (BusMessage?) -> Void) {
-        pending.send(call, on: connection, timeout: timeout, pump: pump, handler: handler)
+        channel.send(call, timeout: timeout, handler: handler)
     }
 
     // MARK: - Signals
@@ -235,13 +229,9 @@ final class ServiceWatch {
     /// Unsubscribes, fails the requests still waiting, and closes the connection. Idempotent.
     func close() {
         guard !isClosed else { return }
-        isClosed = true
-        pump?.close()
-        pump = nil
         companion?.unload()
         companion = nil
-        matches.removeAll()
-        pending.failAll()
+        channel.close()
     }
 
     private func fail(reason: String) {

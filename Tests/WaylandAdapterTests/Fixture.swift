@@ -17,6 +17,22 @@ enum Fixture {
         return (backend, sink, watching)
     }
 
+    /// squeekboard on `sway`, talking on `bus` (the test process's, so it runs as its user, with no
+    /// accessibility bus daemons to clean up after), once it owns `sm.puri.OSK0`.
+    static func squeekboard(_ sway: HeadlessSway, bus: SessionBus) throws -> ChildProcess {
+        let keyboard = try sway.startClient(
+            ["squeekboard"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"],
+            asTestUser: false)
+        do {
+            try bus.waitForName("sm.puri.OSK0")
+        } catch {
+            keyboard.stop()
+            throw error
+        }
+        return keyboard
+    }
+
     /// Waits until the backend has measured `output`'s usable area as `area`.
     static func waitForUsableArea(_ backend: WaylandBackend, _ output: String, _ area: Rect, timeout: Double = 10)
         throws

@@ -20,16 +20,12 @@ extension WaylandIntegration {
             defer { sway.stop() }
             let bus = try SessionBus(directory: sway.runtime.path, home: sway.runtime.home)
             defer { bus.stop() }
-            let keyboard = try sway.startClient(
-                ["squeekboard"],
-                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"],
-                asTestUser: false)
+            let keyboard = try Fixture.squeekboard(sway, bus: bus)
             defer { keyboard.stop() }
-            try bus.waitForName("sm.puri.OSK0")
             try bus.call("sm.puri.OSK0", "/sm/puri/OSK0", "sm.puri.OSK0.SetVisible", ["boolean:true"])
-            let (probe, _, watching) = try Fixture.watch(
+            // Up before the races begin: the output's usable area is what squeekboard leaves.
+            let (_, _, watching) = try Fixture.watch(
                 sway, until: "HEADLESS-1", measures: Rect(x: 0, y: 0, width: 1280, height: 400))
-            _ = probe
             watching.stop()
             let socket = sway.socket
             let environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]

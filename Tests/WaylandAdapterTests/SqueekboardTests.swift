@@ -20,14 +20,8 @@ extension WaylandIntegration {
             let (_, sink, watching) = try Fixture.watch(sway, until: "HEADLESS-1", measures: Self.output.frame)
             defer { watching.stop() }
 
-            // The bus is the test process's, so squeekboard runs as its user; no accessibility bus
-            // daemons to clean up after.
-            let keyboard = try sway.startClient(
-                ["squeekboard"],
-                environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "GDK_BACKEND": "wayland", "NO_AT_BRIDGE": "1"],
-                asTestUser: false)
+            let keyboard = try Fixture.squeekboard(sway, bus: bus)
             defer { keyboard.stop() }
-            try bus.waitForName("sm.puri.OSK0")
 
             try bus.call("sm.puri.OSK0", "/sm/puri/OSK0", "sm.puri.OSK0.SetVisible", ["boolean:true"])
             try sink.waitForUpdates(2, "squeekboard shown")

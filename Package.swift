@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "KeyboardAdapterTesting", targets: ["KeyboardAdapterTesting"]),
         // Drag-to-dismiss and tap-to-dismiss, built on the core alone (the umbrella exports it).
         .library(name: "KeyboardDismissal", targets: ["KeyboardDismissal"]),
+        // Recording and replay (`kbwatch --record`, `--replay`), exported by the umbrella.
+        .library(name: "KeyboardReplay", targets: ["KeyboardReplay"]),
         .library(name: "X11Adapter", targets: ["X11Adapter"]),
         .library(name: "WaylandAdapter", targets: ["WaylandAdapter"]),
         .library(name: "KWinAdapter", targets: ["KWinAdapter"]),
@@ -29,6 +31,11 @@ let package = Package(
         .target(name: "KeyboardAdapterTesting", dependencies: ["KeyboardAdapterCore"]),
         // Drag-to-dismiss and tap-to-dismiss: what an app's own input does to the keyboard.
         .target(name: "KeyboardDismissal", dependencies: ["KeyboardAdapterCore"]),
+        // JSON read with bounds and written without copies: recordings, rules files, sway's IPC,
+        // the companions' messages, kbwatch's lines.
+        .target(name: "KeyboardJSON", dependencies: ["KeyboardAdapterCore"]),
+        // Recording what a backend sees, and playing it back as a backend.
+        .target(name: "KeyboardReplay", dependencies: ["KeyboardAdapterCore", "KeyboardJSON"]),
 
         // The run loop thread's request for a short time slice (libc's syscall() only).
         .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
@@ -62,13 +69,15 @@ let package = Package(
         // The session bus through sd-bus, in one place: connections, messages, typed values, the
         // connection as a loop source, and who a signal must come from to be believed.
         .target(name: "SystemdBus", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
-        .target(name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "SystemdBus", "CSystemd"]),
+        .target(
+            name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "KeyboardJSON", "SystemdBus", "CSystemd"]),
 
         // Display-server backends, one plugin each.
         .target(
             name: "X11Adapter",
             dependencies: [
-                "KeyboardAdapterCore", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader", "CThreadSlice",
+                "KeyboardAdapterCore", "KeyboardJSON", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader",
+                "CThreadSlice",
             ]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs
         // with xdg-output, and the seat keyboard's layout.
@@ -77,7 +86,7 @@ let package = Package(
             dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon", "CThreadSlice"]),
         .target(
             name: "WaylandAdapter",
-            dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland", "CWaylandProtocols"]),
+            dependencies: ["KeyboardAdapterCore", "KeyboardJSON", "WaylandClient", "CWayland", "CWaylandProtocols"]),
         .target(name: "KWinAdapter", dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland"]),
         // GNOME Shell's own keyboard, through the package's extension (Companions/gnome-shell).
         .target(name: "GnomeAdapter", dependencies: ["KeyboardAdapterCore"]),
@@ -86,12 +95,12 @@ let package = Package(
         .target(
             name: "KeyboardAdapter",
             dependencies: [
-                "KeyboardAdapterCore", "KeyboardDismissal", "X11Adapter", "WaylandAdapter", "KWinAdapter",
-                "GnomeAdapter", "KeyboardServices",
+                "KeyboardAdapterCore", "KeyboardDismissal", "KeyboardReplay", "X11Adapter", "WaylandAdapter",
+                "KWinAdapter", "GnomeAdapter", "KeyboardServices",
             ]),
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
-        .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore"]),
+        .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore", "KeyboardJSON"]),
         // The session service (`kbwatch --serve`) and its client (`kbwatch --from-service`).
         .target(
             name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "SystemdBus", "KbwatchOutput"]),
@@ -144,7 +153,8 @@ let package = Package(
 
         // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
         .executableTarget(
-            name: "kbfuzz", dependencies: ["KeyboardAdapterCore", "KbwatchOutput", "X11Adapter"],
+            name: "kbfuzz",
+            dependencies: ["KeyboardAdapterCore", "KeyboardReplay", "KeyboardJSON", "KbwatchOutput", "X11Adapter"],
             path: "Benchmarks/kbfuzz"),
 
         // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
@@ -164,11 +174,14 @@ let package = Package(
 
         .testTarget(
             name: "KeyboardAdapterCoreTests",
-            dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting", "KeyboardDismissal"]),
+            dependencies: [
+                "KeyboardAdapterCore", "KeyboardAdapterTesting", "KeyboardDismissal", "KeyboardReplay", "KeyboardJSON",
+            ]),
         .testTarget(
             name: "KbwatchTests",
             dependencies: [
-                "kbwatch", "kbraces", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "TestSupport",
+                "kbwatch", "kbraces", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "KeyboardReplay",
+                "TestSupport",
             ]),
         // The repository's own checks, and its packaging: scripts/install, scripts/build-deb and the
         // .deb installed on Debian 12 (the host) and in the Debian 13 userland.
@@ -207,7 +220,7 @@ let package = Package(
 
         // The delivery modes in real processes: a poll() loop, dispatchMain(), and the mistake.
         .executableTarget(
-            name: "kbdelivery", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting"],
+            name: "kbdelivery", dependencies: ["KeyboardAdapterCore", "KeyboardAdapterTesting", "KeyboardReplay"],
             path: "Examples/kbdelivery"),
         // The descriptor in a GLib main loop, from inside a class that hands itself to a C callback.
         .systemLibrary(
@@ -226,7 +239,8 @@ let package = Package(
 
         // Replay time against the number of keyboards visible at once (linear, not quadratic).
         .executableTarget(
-            name: "replaybench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/replaybench"),
+            name: "replaybench", dependencies: ["KeyboardAdapterCore", "KeyboardReplay", "TestSupport"],
+            path: "Benchmarks/replaybench"),
 
         // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.
         .executableTarget(

@@ -1,4 +1,6 @@
 import KeyboardAdapterCore
+import KeyboardJSON
+import KeyboardReplay
 
 /// Valid recordings and rules files to start from: what kbwatch and users really write.
 enum Inputs {

@@ -1,6 +1,8 @@
 import Foundation
 import KbwatchOutput
 import KeyboardAdapterCore
+import KeyboardJSON
+import KeyboardReplay
 import X11Adapter
 
 /// Runs one input through the code kbwatch runs, in this process, and checks what comes out:

@@ -5,6 +5,7 @@
 
 import Foundation
 import KeyboardAdapterCore
+import KeyboardReplay
 import Synchronization
 import TestSupport
 

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import KeyboardAdapterCore
 import KeyboardAdapterTesting
+import KeyboardReplay
 
 // kbdelivery: the delivery modes side by side, in the surroundings a real app gives them.
 //   kbdelivery descriptor   the main thread runs its own poll() loop and never drains the main

@@ -1,2 +1,3 @@
 @_exported import KeyboardAdapterCore
 @_exported import KeyboardDismissal
+@_exported import KeyboardReplay

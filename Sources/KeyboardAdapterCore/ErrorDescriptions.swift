@@ -22,18 +22,3 @@ extension BackendSelectionError: LocalizedError {
     /// The same line as ``description``, naming every backend and why it cannot run.
     public var errorDescription: String? { description }
 }
-
-extension ObservationCodec.LineError: LocalizedError {
-    /// The same line as ``description``: `line N: reason`.
-    public var errorDescription: String? { description }
-}
-
-extension JSONParser.Failure: LocalizedError {
-    /// The same line as ``description``: the reason.
-    public var errorDescription: String? { description }
-}
-
-extension RecordingFailure: LocalizedError {
-    /// The same line as ``description``: `cannot write the recording PATH: REASON`.
-    public var errorDescription: String? { description }
-}

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import KeyboardJSON
 import SystemdBus
 
 /// One report of the package's KWin script (Companions/kwin/keyboard-adapter.js), read from its

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+import KeyboardJSON
 
 /// One message of sway's IPC (`man 7 sway-ipc`): its type and payload.
 struct SwayMessage: Sendable, Hashable {

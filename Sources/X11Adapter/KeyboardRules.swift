@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import KeyboardJSON
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

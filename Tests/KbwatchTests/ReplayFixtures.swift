@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+import KeyboardReplay
 
 /// Recordings written to temporary files for CLI tests.
 enum Recordings {

@@ -1,8 +1,10 @@
 import Foundation
 import KeyboardAdapterTesting
+import KeyboardJSON
 import Testing
 
 @testable import KeyboardAdapterCore
+@testable import KeyboardReplay
 
 /// Every public error of the core, as an app sees it: `localizedDescription` (Foundation's, as apps
 /// call it) gives the same human line as `description`.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import KeyboardAdapterCore
+@testable import KeyboardReplay
 
 /// Recordings written to break the reader: each was a crash or a silent mistake once.
 @Suite("hostile recordings")

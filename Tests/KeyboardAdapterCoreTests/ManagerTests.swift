@@ -3,6 +3,7 @@ import KeyboardAdapterTesting
 import Testing
 
 @testable import KeyboardAdapterCore
+@testable import KeyboardReplay
 
 /// A manager on an in-memory backend, its closures subscribed for a private serial queue.
 struct LiveRig {

@@ -3,6 +3,7 @@ import KeyboardAdapterTesting
 import Testing
 
 @testable import KeyboardAdapterCore
+@testable import KeyboardReplay
 
 /// Runs a manager on a replay and collects everything it hands out, on a private queue.
 final class ReplayRun: @unchecked Sendable {

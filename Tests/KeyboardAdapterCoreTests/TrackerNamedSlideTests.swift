@@ -1,6 +1,7 @@
 import Testing
 
 @testable import KeyboardAdapterCore
+@testable import KeyboardReplay
 
 /// Slides whose end the display server names (GNOME Shell's keyboard): the will event at the very
 /// start, towards the named frame, every step a progress frame, and no did before it arrives.

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import KeyboardAdapterCore
+@testable import KeyboardReplay
 
 /// What will events promise, and the frames in between: destinations, predicted timing, and the
 /// exact progress sequences of a slide in, a slide out, a move and an interrupted slide.

@@ -39,15 +39,15 @@ public final class KeyboardManager: Sendable {
         /// Where the manager reports what no error can carry, such as deliveries that nobody
         /// drains; standard error by default. Called on the run loop's thread.
         public var diagnostics: @Sendable (String) -> Void
-        /// Records every observation the backend delivers, for ``ReplayBackend`` (`kbwatch
-        /// --record`); nil records nothing.
-        public var recorder: ObservationRecorder?
+        /// Records every observation the backend delivers (the replay's `ObservationRecorder`,
+        /// for `kbwatch --record`); nil records nothing.
+        public var recorder: (any ObservationRecording)?
 
         /// Creates a configuration.
         public init(
             settleInterval: Double = 0.05, undrainedWarningDelay: Double = 2,
             diagnostics: @escaping @Sendable (String) -> Void = KeyboardManager.writeToStandardError,
-            recorder: ObservationRecorder? = nil
+            recorder: (any ObservationRecording)? = nil
         ) {
             self.settleInterval = settleInterval
             self.undrainedWarningDelay = undrainedWarningDelay

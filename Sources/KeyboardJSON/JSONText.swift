@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// Compact JSON written straight into a byte buffer: what ``JSONValue`` renders to, and what
 /// kbwatch's JSON Lines are written with, without building a value tree or a `String` first.
 /// A text kept from one line to the next keeps its capacity, so writing a line allocates

@@ -1,3 +1,6 @@
+import KeyboardAdapterCore
+import KeyboardJSON
+
 /// The recording format: JSON Lines, one observation per line, times in seconds relative to the
 /// first line. A line looks like this (documented in the README):
 ///

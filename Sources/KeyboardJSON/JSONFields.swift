@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// Typed reading of one parsed JSON object, for formats read from outside (recordings, rules
 /// files). Every failure names the field by its dotted path and says what is wrong with it:
 /// missing, null, the wrong type, out of range, or an unknown value. Unknown fields are ignored,

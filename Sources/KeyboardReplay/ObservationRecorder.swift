@@ -1,4 +1,6 @@
 import Glibc
+import KeyboardAdapterCore
+import KeyboardJSON
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -8,14 +10,14 @@ import Synchronization
 #endif
 
 /// Records every observation a manager's backend delivers, in the replay format, one flushed line
-/// per observation: it taps the manager's observation sink (``KeyboardManager/Configuration/recorder``)
+/// per observation: it taps the manager's observation sink (``/KeyboardAdapterCore/KeyboardManager/Configuration/recorder``)
 /// rather than wrapping the backend, so whatever a backend offers stays reachable as it is.
 ///
 /// A recording that cannot be written is never lost in silence: the first write that fails (a
 /// full disk, a closed descriptor), or the file being removed while it is written, is reported
 /// once to `onFailure` with the path and the reason, and nothing more is written. A line cut
 /// short by a full disk is taken back, so what was recorded still replays.
-public final class ObservationRecorder: Sendable {
+public final class ObservationRecorder: ObservationRecording {
     private let writer: LineWriter
 
     /// Records into the file at `path` (created or truncated); `-` writes standard output.
@@ -25,7 +27,8 @@ public final class ObservationRecorder: Sendable {
     }
 
     /// Writes one observation; on the manager's loop thread, before the observation is processed.
-    func record(_ observation: KeyboardObservation) { writer.write(observation) }
+    /// Writes `observation` as the recording's next line.
+    public func record(_ observation: KeyboardObservation) { writer.write(observation) }
 }
 
 /// Writes recording lines with one `write(2)` each, so a reader (or a crash) never sees half a line.

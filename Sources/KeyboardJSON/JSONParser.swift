@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// A strict JSON parser for outside bytes (recordings, rules files). Foundation's parser crashes
 /// on deep nesting (513 `[` with this toolchain) and hides duplicate keys, so every input that
 /// comes from outside goes through this one instead: it never traps, bounds depth and size

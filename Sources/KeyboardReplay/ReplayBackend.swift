@@ -1,4 +1,6 @@
 import Glibc
+import KeyboardAdapterCore
+import KeyboardJSON
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -1,3 +1,5 @@
+import KeyboardAdapterCore
+
 /// A JSON value whose objects keep their keys in the order given, so that recordings and
 /// kbwatch's JSON Lines print fields in a fixed, documented order (Foundation's encoder does not
 /// promise one). Rendering always produces valid JSON: every string is escaped, whatever it holds.

@@ -88,12 +88,8 @@ public final class ReplayBackend: KeyboardBackend {
     /// thread makes no further call to the sink.
     public func stop() {
         guard let playing = player.withLock({ $0.take() }) else { return }
-        if playing.isAccessible {
-            playing.value.end()
-        } else {
-            // Runs at once when the loop ended meanwhile.
-            try? playing.loop.performAndWait { playing.value.end() }
-        }
+        // At once on the loop's thread or when the loop no longer runs.
+        try? playing.loop.performAndWait { playing.value.end() }
     }
 }
 

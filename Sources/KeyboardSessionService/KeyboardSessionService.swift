@@ -92,7 +92,7 @@ package final class KeyboardSessionService: Sendable {
             host = try LoopHost(
                 name: "kbd-service",
                 make: { context in
-                    try Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle).get()
+                    try Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle)
                 }, close: { $0.close() })
         } catch let error as SessionServiceError {
             throw error
@@ -114,22 +114,28 @@ package final class KeyboardSessionService: Sendable {
     private static func serve(
         on context: LoopContext, manager: KeyboardManager, configuration: SessionServiceConfiguration,
         onIdle: @escaping @Sendable () -> Void
-    ) -> Result<SessionServiceObject, SessionServiceError> {
+    ) throws(SessionServiceError) -> SessionServiceObject {
         let connection: BusConnection
+        let owned: Bool
         do throws(BusFailure) {
             connection = try BusConnection(environment: configuration.environment)
-            guard try connection.requestName(SessionServiceNames.busName) == .owned else {
-                let owner = try? connection.call(
-                    .busDriver("GetConnectionUnixProcessID", [.string(SessionServiceNames.busName)]), timeout: 1)
-                let pid = owner.flatMap { try? $0.readUInt32() }
-                return .failure(.alreadyRunning(owner: pid.map { "pid \($0)" } ?? "another process"))
-            }
+            owned = try connection.requestName(SessionServiceNames.busName) == .owned
+        } catch {
+            throw .noBus(error.description)
+        }
+        guard owned else {
+            let owner = try? connection.call(
+                .busDriver("GetConnectionUnixProcessID", [.string(SessionServiceNames.busName)]), timeout: 1)
+            let pid = owner.flatMap { try? $0.readUInt32() }
+            throw .alreadyRunning(owner: pid.map { "pid \($0)" } ?? "another process")
+        }
+        do throws(BusFailure) {
             let object = try SessionServiceObject(
                 connection: connection, context: context, manager: manager, configuration: configuration)
             object.onIdle = onIdle
-            return .success(object)
+            return object
         } catch {
-            return .failure(.noBus(error.description))
+            throw .noBus(error.description)
         }
     }
 

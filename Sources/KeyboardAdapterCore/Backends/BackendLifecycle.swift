@@ -89,12 +89,8 @@ package final class BackendLifecycle<Connection: BackendConnection>: Sendable {
             // by then (or the start failed), and this stop closes it there.
             try? loop.performAndWait { self.stop() }
         case .close(let connection, let loop):
-            if loop.isCurrent || !loop.isRunning {
-                close(connection)
-            } else {
-                // Runs at once when the loop ended meanwhile.
-                try? loop.performAndWait { self.close(connection) }
-            }
+            // At once on the loop's thread or when the loop no longer runs.
+            try? loop.performAndWait { self.close(connection) }
         }
     }
 

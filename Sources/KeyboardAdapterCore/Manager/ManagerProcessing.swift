@@ -96,9 +96,9 @@ extension KeyboardManager {
     }
 
     /// Makes the calls: immediate ones now, in order, each checked against a cancel made by an
-    /// earlier one; the rest handed to their queue, the main queue or the descriptor. With a
-    /// session, a stop made by an immediate callback drops the rest of the batch (a stop forgets
-    /// keyboards without events).
+    /// earlier one; the rest handed to their queue, the main queue or the descriptor; the streams'
+    /// outboxes drained first. With a run, a stop made by an immediate callback drops the rest of
+    /// the batch (a stop forgets keyboards without events).
     private func deliver(_ calls: PreparedCalls, run: ManagerRun? = nil) {
         guard !calls.isEmpty else { return }
         for outbox in calls.drains { outbox.drain() }

@@ -61,12 +61,12 @@ final class ManagerRun: Sendable {
         onLoop.value.backendOpen = true
     }
 
-    /// Holds `observation` when the backend is starting; false when it is to be processed now.
-    /// On the loop's thread.
-    func hold(_ observation: HeldObservation) -> Bool {
-        guard onLoop.value.holding else { return false }
+    /// True while the backend starts: what it delivers is to be held. On the loop's thread.
+    var isHolding: Bool { onLoop.value.holding }
+
+    /// Keeps `observation` until the backend's start returns. On the loop's thread.
+    func hold(_ observation: HeldObservation) {
         onLoop.value.held.append(observation)
-        return true
     }
 
     /// What was held during the backend's start, taken out. On the loop's thread.
@@ -114,7 +114,8 @@ struct ManagerSink: ObservationSink {
 
     func deliver(_ observation: KeyboardObservation) {
         if run.loop.isCurrent {
-            guard !run.hold(.observation(observation)) else { return }
+            // Looked at first, so that an observation is wrapped only when it is held.
+            if run.isHolding { return run.hold(.observation(observation)) }
             manager.value?.ingest(observation, run: run)
         } else {
             run.loop.perform { [manager, run] in manager.value?.ingest(observation, run: run) }
@@ -123,7 +124,7 @@ struct ManagerSink: ObservationSink {
 
     func finish(failure: BackendFailure?) {
         if run.loop.isCurrent {
-            guard !run.hold(.finish(failure)) else { return }
+            if run.isHolding { return run.hold(.finish(failure)) }
             manager.value?.finish(failure: failure, run: run)
         } else {
             run.loop.perform { [manager, run] in manager.value?.finish(failure: failure, run: run) }
@@ -160,7 +161,7 @@ final class SettleSource: LoopSource, Sendable {
 /// A weak reference that can be shared across threads.
 final class WeakManager: Sendable {
     private let box: Mutex<WeakBox>
-    // @unchecked: the weak reference is only ever read and written under the mutex.
+    // Only ever read and written under the mutex.
     private struct WeakBox { weak var value: KeyboardManager? }
     init(_ value: KeyboardManager) { box = Mutex(WeakBox(value: value)) }
     var value: KeyboardManager? { box.withLock { $0.value } }

@@ -19,17 +19,6 @@ final class DemoWorld {
     /// The app's top-level window.
     let window: UInt
 
-    static let openboxConfig = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <openbox_config xmlns="http://openbox.org/3.4/rc">
-          <theme><keepBorder>no</keepBorder></theme>
-          <applications>
-            <application class="XVkbd"><decor>no</decor><layer>above</layer><focus>no</focus></application>
-            <application title="Keyboard"><decor>no</decor><layer>above</layer><focus>no</focus></application>
-          </applications>
-        </openbox_config>
-        """
-
     /// Starts the world, or returns nil after saying why when a program is missing outside CI.
     /// `prepare` runs on the new server before kbdemo starts (a keyboard whose session bus kbdemo
     /// must share), and returns what kbdemo's environment adds.
@@ -43,10 +32,7 @@ final class DemoWorld {
 
     private init(position: String, prepare: (X11Session) throws -> [String: String?]) throws {
         session = try X11Session(width: 1280, height: 800)
-        let configDirectory = session.directory + "/config/openbox"
-        try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
-        try Self.openboxConfig.write(toFile: configDirectory + "/rc.xml", atomically: true, encoding: .utf8)
-        try session.startWindowManager()
+        try session.startWindowManager(config: X11Session.keyboardsAboveConfig)
         grabber = try ScreenGrabber(displayName: session.display)
         let demo = try session.start(
             Self.binary, ["--backend", "x11", "--position", position], environment: try prepare(session))

@@ -59,23 +59,30 @@ enum ExampleBar {
         }
     }
 
-    /// Waits until the last bar bottom `app` printed is `bottom` (or it ended), and expects it.
-    static func expectBar(_ app: ChildProcess, at bottom: Int, _ step: String) throws {
+    /// Checks where the bar ends on screen in pixels: given the bottom edge the app reported and
+    /// the step, throws or records an issue when the screen shows otherwise.
+    typealias PixelCheck = (_ bottom: Int, _ step: String) throws -> Void
+
+    /// Waits until the last bar bottom `app` printed is `bottom` (or it ended), expects it, and
+    /// then has `pixels` look at the screen.
+    static func expectBar(_ app: ChildProcess, at bottom: Int, _ step: String, pixels: PixelCheck? = nil) throws {
         try Wait.require("the bar bottom at \(bottom) (\(step)); the app said:\n\(app.log)", timeout: 15) {
             barBottoms(app.log).last == bottom || !app.isRunning
         }
         #expect(barBottoms(app.log).last == bottom, "\(step)")
+        try pixels?(bottom, step)
     }
 
-    /// The checks every example passes, its window alone on `session` at first: xvkbd shown over
-    /// the window's bottom 150 rows (the bar ends on its top edge), moved up to 380 (the bar
-    /// follows), `whileUp` (with xvkbd's window), hidden (the bar is back at the bottom); every
-    /// report is a laid-out bar, its bottom the window's bottom minus the inset.
+    /// The checks every example passes, its window alone on `session` at first, its content's
+    /// bottom edge at `bottom`: xvkbd shown over the window's bottom rows (the bar ends on its top
+    /// edge), moved up to 380 (the bar follows), `whileUp` (with xvkbd's window), hidden (the bar
+    /// is back at the bottom); every report is a laid-out bar, its bottom the window's bottom minus
+    /// the inset; `pixels` checks the screen at each step.
     static func followsKeyboard(
-        _ app: ChildProcess, on session: X11Session,
+        _ app: ChildProcess, on session: X11Session, bottom: Int = ExampleBar.bottom, pixels: PixelCheck? = nil,
         whileUp: (_ keyboard: UInt, _ top: Int) throws -> Void = { _, _ in }
     ) throws {
-        try expectBar(app, at: bottom, "the window alone")
+        try expectBar(app, at: bottom, "the window alone", pixels: pixels)
 
         // Over the whole width of the screen.
         try session.start("xvkbd", ["-geometry", "1280x220+0+490"])
@@ -88,16 +95,16 @@ enum ExampleBar {
         }
         let shown = try #require(try session.xwininfo(keyboard))
         #expect(shown.y < bottom && shown.y + shown.height > bottom, "xvkbd covers the window's bottom: \(shown)")
-        try expectBar(app, at: shown.y, "xvkbd shown")
+        try expectBar(app, at: shown.y, "xvkbd shown", pixels: pixels)
 
         try session.xdotool("windowmove", String(keyboard), "0", "380")
         let moved = try #require(try session.xwininfo(keyboard))
         #expect(moved.y == 380)
-        try expectBar(app, at: moved.y, "xvkbd moved up")
+        try expectBar(app, at: moved.y, "xvkbd moved up", pixels: pixels)
         try whileUp(keyboard, moved.y)
 
         try session.xdotool("windowunmap", String(keyboard))
-        try expectBar(app, at: bottom, "xvkbd hidden")
+        try expectBar(app, at: bottom, "xvkbd hidden", pixels: pixels)
         #expect(app.log.contains("willShow xvkbd") && app.log.contains("didHide xvkbd"), "\(app.log)")
         let reports = app.log.split(separator: "\n").filter { $0.hasPrefix("bar bottom ") }
         for report in reports {
@@ -111,13 +118,17 @@ enum ExampleBar {
     /// follows xvkbd as `followsKeyboard` checks; a service killed while xvkbd is up is noticed (its
     /// keyboards forgotten, the bar back at the bottom) and the app subscribes again, which starts a
     /// new service whose GetState or events put the bar back above xvkbd; SIGTERM ends the app
-    /// cleanly, and the service, left without subscribers, ends once idle.
+    /// cleanly, and the service, left without subscribers, ends once idle. `measure` gives, once
+    /// the app runs, its content's bottom edge and how to check the screen (`followsKeyboard`'s).
     static func followsKeyboardThroughService(
-        in world: ServiceWorld, start: () throws -> ChildProcess
+        in world: ServiceWorld,
+        measure: (ChildProcess) throws -> (bottom: Int, pixels: PixelCheck?) = { _ in (ExampleBar.bottom, nil) },
+        start: () throws -> ChildProcess
     ) throws {
         #expect(try world.servicePID() == nil, "no service before the app")
         let app = try start()
         defer { print("the app on \(world.session.display) said:\n\(app.log)") }
+        let (bottom, pixels) = try measure(app)
         try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
             app.log.contains("\nsubscribed\n") || !app.isRunning
         }
@@ -126,13 +137,13 @@ enum ExampleBar {
         #expect(program == "kbwatch\n", "the service is kbwatch --serve: \(program ?? "gone")")
         #expect(ChildProcess.descendants(of: app.pid).isEmpty, "the app runs no kbwatch of its own")
 
-        try followsKeyboard(app, on: world.session) { _, top in
+        try followsKeyboard(app, on: world.session, bottom: bottom, pixels: pixels) { _, top in
             let reports = barBottoms(app.log).count
             kill(first, SIGKILL)
             try Wait.require("the app to subscribe again; it said:\n\(app.log)", timeout: 30) {
                 app.log.components(separatedBy: "\nsubscribed\n").count == 3 || !app.isRunning
             }
-            try expectBar(app, at: top, "xvkbd, from the new service")
+            try expectBar(app, at: top, "xvkbd, from the new service", pixels: pixels)
             let since = Array(barBottoms(app.log).dropFirst(reports))
             #expect(since.first == bottom, "the keyboards forgotten while no service ran: \(since)")
             #expect(app.log.contains("\nservice gone\n"))

@@ -129,8 +129,28 @@ public final class X11Session: @unchecked Sendable {
         return child
     }
 
-    /// Starts openbox and waits until it manages the screen (`_NET_SUPPORTING_WM_CHECK` is set).
-    public func startWindowManager() throws {
+    /// An openbox configuration that keeps the keyboards as they are on a touch screen:
+    /// undecorated, above other windows, never taking the focus (xvkbd by its class,
+    /// matchbox-keyboard by its title).
+    public static let keyboardsAboveConfig = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <openbox_config xmlns="http://openbox.org/3.4/rc">
+          <theme><keepBorder>no</keepBorder></theme>
+          <applications>
+            <application class="XVkbd"><decor>no</decor><layer>above</layer><focus>no</focus></application>
+            <application title="Keyboard"><decor>no</decor><layer>above</layer><focus>no</focus></application>
+          </applications>
+        </openbox_config>
+        """
+
+    /// Starts openbox (with `config` as its rc.xml, when given) and waits until it manages the
+    /// screen (`_NET_SUPPORTING_WM_CHECK` is set).
+    public func startWindowManager(config: String? = nil) throws {
+        if let config {
+            let configDirectory = directory + "/config/openbox"
+            try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
+            try config.write(toFile: configDirectory + "/rc.xml", atomically: true, encoding: .utf8)
+        }
         let openbox = try start("openbox", ["--sm-disable"])
         windowManager = openbox
         let client = try XTestClient.connect(display)

@@ -1,0 +1,145 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The Qt 6 QML chat screen (`Examples/qt`, QtDBus and QML, fed by the session service), built
+/// with CMake as its main.cpp says, then run headless on X11 against xvkbd with the checks of the
+/// other service examples (see `ExampleBar`), and on sway with squeekboard
+/// (`ExampleSwayWorld.followsSqueekboard`), in pixels too (`ExamplePixels`).
+@Suite("Qt example: kbchat")
+struct QtExampleTests {
+    static let source = SchemaValidator.repository.appendingPathComponent("Examples/qt").path
+    /// The middle column of the window `ExampleBar.window` places at x 240, 800 wide.
+    static let middleColumn = 240 + 800 / 2
+
+    /// What building the example came to.
+    enum Build: Sendable {
+        /// The program, and the compiler's and CMake's warnings (there must be none).
+        case built(program: String, warnings: [String])
+        /// Qt's development files are missing: a skip (a failure under CI).
+        case missing(String)
+        /// Anything else: a failure.
+        case failed(String)
+    }
+
+    /// Built once per test process, for every test here, in the process's scratch directory.
+    static let build: Build = {
+        let directory: String
+        do { directory = try ScratchDirectory.path("kbchat-build") } catch { return .failed("\(error)") }
+        // Standard error too: the compiler's warnings, and CMake's reasons.
+        func run(_ arguments: [String]) -> (status: Int32, output: String) {
+            let result = try? Programs.run(
+                "/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "cmake"] + arguments, timeout: 600)
+            return result ?? (-1, "cmake \(arguments.joined(separator: " ")) did not finish")
+        }
+        let configure = run(["-S", source, "-B", directory])
+        if configure.status != 0 {
+            // find_package(Qt6 ... COMPONENTS ...) names Qt6 or the component it did not find.
+            let qtMissing =
+                configure.output.contains("Qt6Config.cmake")
+                || configure.output.contains("Failed to find required Qt component")
+                || configure.output.contains("provided by \"Qt6")
+            return qtMissing
+                ? .missing("Qt 6's development files are missing (qt6-base-dev, qt6-declarative-dev)")
+                : .failed("cmake -S \(source) -B \(directory):\n\(configure.output)")
+        }
+        let compile = run(["--build", directory, "--parallel", "4"])
+        guard compile.status == 0 else { return .failed("cmake --build \(directory):\n\(compile.output)") }
+        let warnings = (configure.output + compile.output).split(separator: "\n").map(String.init).filter {
+            $0.localizedCaseInsensitiveContains("warning")
+        }
+        return .built(program: directory + "/kbchat", warnings: warnings)
+    }()
+
+    /// The QML modules Main.qml imports, under Qt's QML directory, and the packages that hold them.
+    static let qmlModules = [
+        ("QtQuick", "qml6-module-qtquick"), ("QtQuick/Window", "qml6-module-qtquick-window"),
+        ("QtQuick/Controls", "qml6-module-qtquick-controls"), ("QtQuick/Layouts", "qml6-module-qtquick-layouts"),
+        ("QtQuick/Templates", "qml6-module-qtquick-templates"),
+        ("QtQml/WorkerScript", "qml6-module-qtqml-workerscript"),
+    ]
+
+    /// The example's program, built; nil when the test is skipped (no CMake, no C++ compiler, no
+    /// Qt 6 development files or QML modules, which under CI is a failure).
+    static func program() throws -> String? {
+        guard try Programs.ready(["cmake", "c++", "qtpaths6"]) else { return nil }
+        let query = try Programs.run("qtpaths6", ["--query", "QT_INSTALL_QML"])
+        let qml = query.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let missing = qmlModules.filter { !FileManager.default.fileExists(atPath: "\(qml)/\($0.0)/qmldir") }
+        guard missing.isEmpty else {
+            try Programs.skip("QML modules are missing: \(missing.map(\.1).joined(separator: ", "))")
+            return nil
+        }
+        switch build {
+        case .built(let program, let warnings):
+            #expect(warnings.isEmpty, "warnings building Examples/qt:\n\(warnings.joined(separator: "\n"))")
+            return program
+        case .missing(let reason):
+            try Programs.skip(reason)
+            return nil
+        case .failed(let reason):
+            throw TestFailure(reason)
+        }
+    }
+
+    @Test(
+        "QtDBus starts the session service, the bar follows xvkbd on screen, survives the service's death, and the service ends once kbchat has"
+    )
+    func service() throws {
+        guard try Programs.ready(["Xvfb", "xdotool", "xwininfo", "xvkbd", "dbus-daemon", "dbus-send"]),
+            let program = try Self.program()
+        else { return }
+        let world = try ExampleBar.ServiceWorld()
+        defer { world.stop() }
+        // No window manager: the window's content is where --position puts it, its bottom at 640.
+        try ExampleBar.followsKeyboardThroughService(
+            in: world,
+            measure: { _ in
+                let pixels = try ExamplePixels.x11(display: world.session.display, column: Self.middleColumn)
+                return (ExampleBar.bottom, pixels)
+            },
+            start: {
+                try world.session.start(
+                    program, ExampleBar.window,
+                    environment: world.environment.merging(["QT_QPA_PLATFORM": "xcb"]) { $1 })
+            })
+    }
+
+    @Test(
+        "sway with squeekboard (Qt's Wayland platform): the bar ends on squeekboard's top edge on screen, follows it when the output changes, survives the service's restart, drops back on hide"
+    )
+    func sway() throws {
+        guard try Programs.ready(["swaymsg", "dbus-daemon", "dbus-send", "grim"]),
+            try Userland.ready(.debian12, ["sway", "squeekboard"]), let program = try Self.program()
+        else { return }
+        let world = try ExampleSwayWorld()
+        defer { world.stop() }
+        #expect(try world.servicePID() == nil, "no service before the app")
+        let app = try world.sway.startClient(
+            [program],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": world.bus.address, "QT_QPA_PLATFORM": "wayland"],
+            asTestUser: false)
+        defer { print("kbchat on sway said:\n\(app.log)") }
+        try Wait.require("the app to subscribe and fill the output; it said:\n\(app.log)", timeout: 30) {
+            app.log.contains("\nsubscribed\n") && ExampleBar.barBottoms(app.log).last == ExampleSwayWorld.outputHeight
+                || !app.isRunning
+        }
+        try world.followsSqueekboard(app)
+    }
+
+    @Test("bad options: exit 2 with the usage; --help: exit 0")
+    func options() throws {
+        guard let program = try Self.program() else { return }
+        // Values are read before Qt starts, so without a display; what Qt leaves over is read after,
+        // on Qt's display-less platform.
+        let environment: [String: String?] = ["DISPLAY": nil, "WAYLAND_DISPLAY": nil, "QT_QPA_PLATFORM": "offscreen"]
+        for bad in [
+            ["--size", "800"], ["--position", "1,2,3"], ["--size"], ["--colour", "red"], ["--size", "0x10"], ["extra"],
+        ] {
+            let result = try Programs.run(program, bad, environment: environment)
+            #expect(result.status == 2, "\(bad)")
+        }
+        let help = try Programs.run(program, ["--help"], environment: environment)
+        #expect(help.status == 0 && help.output.hasPrefix("usage: kbchat [--position X,Y] [--size WxH]"))
+    }
+}

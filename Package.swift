@@ -104,7 +104,7 @@ let package = Package(
         // The session service (`kbwatch --serve`) and its client (`kbwatch --from-service`).
         .target(
             name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "SystemdBus", "KbwatchOutput"]),
-        // Built for release with the Swift runtime linked statically (see the README), it takes
+        // Built for release with the Swift runtime linked statically (see docs/kbwatch.md), it takes
         // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
         // The toolchain's lld links it, placing the functions a watch runs per event
         // (hot-functions.order, written by scripts/hot-functions) side by side.
@@ -181,12 +181,12 @@ let package = Package(
             name: "KbwatchTests",
             dependencies: [
                 "kbwatch", "kbraces", "toplevelflood", "KbwatchOutput", "KeyboardAdapterCore", "KeyboardReplay",
-                "TestSupport",
+                "ScreenCapture", "TestSupport",
             ]),
         // The repository's own checks, and its packaging: scripts/install, scripts/build-deb and the
         // .deb installed on Debian 12 (the host) and in the Debian 13 userland.
         .testTarget(name: "RepositoryTests", dependencies: ["TestSupport", "KeyboardAdapter"]),
-        // The README's Swift examples, compiled in the surroundings a real app gives them.
+        // The Swift examples of the README and docs/, compiled in the surroundings a real app gives them.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["KeyboardAdapter", "KeyboardAdapterTesting"]),
         // An app that declares its own Rect, Edge, EdgeInsets, ... beside `import KeyboardAdapter`.
         .testTarget(name: "NameCollisionTests", dependencies: ["KeyboardAdapter"]),

@@ -2,7 +2,7 @@ import KeyboardAdapterCore
 import KeyboardJSON
 
 /// The recording format: JSON Lines, one observation per line, times in seconds relative to the
-/// first line. A line looks like this (documented in the README):
+/// first line. A line looks like this (documented in docs/kbwatch.md):
 ///
 /// ```json
 /// {"t":0.25,"keyboard":{"id":"x11:0x1c00003","name":"xvkbd","kind":"keyboard","pid":null},

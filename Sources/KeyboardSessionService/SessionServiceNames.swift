@@ -78,7 +78,7 @@ package enum SessionServiceNames {
               Subscribe: the caller gets Verdict signals, addressed to it alone, with local judged for it
               (and Progress is sent while a subscriber's options have "progress" true): by its own
               process (the bus says which; "caller" false leaves it out), by the app id of its sandbox,
-              and by the ids in options that are its own (see the README's security section): "pids"
+              and by the ids in options that are its own (see docs/security.md): "pids"
               (au), "window_ids" (at, X11), "app_ids" (as), at most 64 of each. Unknown options are
               ignored. After the reply come its Verdicts for the keyboards up now, then a willShow and a
               didShow of each as SubscriberEvent. Calling it again replaces the options, and its

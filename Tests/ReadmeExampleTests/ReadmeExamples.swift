@@ -7,10 +7,10 @@ import Observation
 import Synchronization
 import Testing
 
-// Every Swift example of the README, in the surroundings a real app gives it: a main-actor UI
-// object, a delegate class, a `for await` loop, an app with its own poll() loop, an @Observable
-// model. This file is compiled in Swift 6 mode with warnings as errors like the rest of the
-// package; `RepositoryTests` checks that each README block stands here word for word.
+// Every Swift example of the README and of the documents under docs/, in the surroundings a real
+// app gives it: a main-actor UI object, a delegate class, a `for await` loop, an app with its own
+// poll() loop, an @Observable model. This file is compiled in Swift 6 mode with warnings as errors
+// like the rest of the package; `RepositoryTests` checks that each block stands here word for word.
 
 /// A stand-in for a UI toolkit's input bar: main-actor isolated, as every UI object is.
 @MainActor final class InputBar {

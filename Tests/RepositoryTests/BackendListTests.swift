@@ -3,8 +3,8 @@ import KeyboardAdapter
 import Testing
 
 /// The backends kbwatch and the library ship, as their registrations name them, are the ones the
-/// usage text, the man page, the JSON schema and the README name: adding a backend's registration
-/// without its documentation fails here.
+/// usage text, the man page, the JSON schema, the README's list and docs/backends.md's sections
+/// name: adding a backend's registration without its documentation fails here.
 @Suite("the shipped backends, named everywhere they are listed")
 struct BackendListTests {
     static let names = KeyboardAdapterBackends.registrations.map(\.name)
@@ -23,7 +23,7 @@ struct BackendListTests {
         return ([lines[start]] + rest).joined(separator: "\n")
     }
 
-    @Test("kbwatch's usage text, the man page's lists, the schema's backend field and the README's tables")
+    @Test("kbwatch's usage text, the man page's lists, the schema's backend field, the README and docs/backends.md")
     func everyListNamesEveryBackend() throws {
         #expect(Self.names.count >= 4, "\(Self.names)")
         // The option's line and its continuation lines (indented to the descriptions' column).
@@ -54,9 +54,14 @@ struct BackendListTests {
                     "\(list) leaves out \(name):\n\(text)")
             }
         }
+        // The README lists each backend with a link to its section of docs/backends.md, a heading
+        // that ends with the backend's name: "## X11 (`x11`)".
         let readme = try Self.text("README.md")
+        let sections = try Self.text("docs/backends.md").split(separator: "\n").filter { $0.hasPrefix("## ") }
         for name in Self.names {
-            #expect(readme.contains("(`\(name)`"), "the README's backend tables leave out `\(name)`")
+            #expect(readme.contains("(`\(name)`)"), "the README's list of backends leaves out `\(name)`")
+            #expect(
+                sections.contains { $0.hasSuffix("(`\(name)`)") }, "docs/backends.md has no section for `\(name)`")
         }
     }
 }

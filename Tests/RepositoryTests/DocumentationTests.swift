@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Checks that keep the documentation honest: every public symbol documented, and every kbwatch
-/// option in the man page and the README.
+/// option in the man page and in the README or a document under docs/.
 @Suite("Repository")
 struct DocumentationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -38,7 +38,20 @@ struct DocumentationTests {
         #expect(undocumented.isEmpty, "undocumented: \(undocumented.joined(separator: "\n"))")
     }
 
-    @Test("every kbwatch option is in the man page and the README")
+    /// The Markdown documents readers are sent to: the README, then every document under docs/.
+    static func documents() -> [URL] {
+        let docs = FileManager.default.enumerator(
+            at: root.appendingPathComponent("docs"), includingPropertiesForKeys: nil)
+        let markdown = (docs?.allObjects as? [URL] ?? []).filter { $0.pathExtension == "md" }
+        return [root.appendingPathComponent("README.md")] + markdown.sorted { $0.path < $1.path }
+    }
+
+    /// `url`'s path inside the repository, for messages.
+    static func relativePath(_ url: URL) -> String {
+        String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1))
+    }
+
+    @Test("every kbwatch option is in the man page, and in the README or a document under docs/")
     func optionsDocumented() throws {
         let options = try String(
             contentsOf: Self.root.appendingPathComponent("Sources/kbwatch/Options.swift"), encoding: .utf8)
@@ -47,19 +60,29 @@ struct DocumentationTests {
         #expect(flags.count >= 14)
         let man = try String(contentsOf: Self.root.appendingPathComponent("man/kbwatch.1"), encoding: .utf8)
             .replacingOccurrences(of: "\\-", with: "-")
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        // The README names the common options; the rest are one link away, in docs/kbwatch.md and
+        // its neighbours, so the documents are read as one text.
+        let documents = Self.documents()
+        #expect(documents.count >= 5)
+        let text = try documents.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
         for flag in flags {
             #expect(man.contains(flag), "man page lacks \(flag)")
-            #expect(readme.contains(flag), "README lacks \(flag)")
+            #expect(text.contains(flag), "neither the README nor docs/ name \(flag)")
         }
     }
 }
 
 extension DocumentationTests {
+    /// The Swift blocks of the Markdown document at `url`, each as its lines without indentation or
+    /// blank lines.
+    static func swiftBlocks(in url: URL) throws -> [[String]] {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return text.matches(of: /```swift\n([\s\S]*?)```/).map { lines($0.output.1) }
+    }
+
     /// The README's Swift blocks, each as its lines without indentation or blank lines.
     static func readmeSwiftBlocks() throws -> [[String]] {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        return readme.matches(of: /```swift\n([\s\S]*?)```/).map { lines($0.output.1) }
+        try swiftBlocks(in: root.appendingPathComponent("README.md"))
     }
 
     /// `text`'s lines, trimmed, without the blank ones.
@@ -67,10 +90,10 @@ extension DocumentationTests {
         text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// Whether a README block is a package manifest (checked by loading it, not by compiling it here).
+    /// Whether a Swift block is a package manifest (checked by loading it, not by compiling it here).
     static func isManifest(_ block: [String]) -> Bool { block.first?.hasPrefix("// swift-tools-version") == true }
 
-    @Test("every Swift example of the README stands word for word in compiled code")
+    @Test("every Swift example of the README and docs/ stands word for word in compiled code")
     func readmeExamplesCompiled() throws {
         // The README examples, and the GLib example: its block is compiled and run there (kbglib,
         // in DeliveryTests) rather than copied into the README examples.
@@ -79,16 +102,25 @@ extension DocumentationTests {
             + Self.swiftFiles(under: "Examples/glibbar")
         let files = try sources.map { Self.lines(try String(contentsOf: $0, encoding: .utf8)[...]) }
         #expect(files.count >= 3)
-        let blocks = try Self.readmeSwiftBlocks().filter { !Self.isManifest($0) }
-        #expect(blocks.count >= 9)
-        for block in blocks {
-            let found = files.contains { file in
-                file.indices.contains { start in
-                    start + block.count <= file.count && Array(file[start..<start + block.count]) == block
+        var examples = 0
+        for document in Self.documents() {
+            let name = Self.relativePath(document)
+            for block in try Self.swiftBlocks(in: document) {
+                // Only the README's manifest is loaded (ManifestTests): one elsewhere would go unchecked.
+                if Self.isManifest(block) {
+                    #expect(name == "README.md", "\(name) holds a Package.swift: only the README's is loaded")
+                    continue
                 }
+                examples += 1
+                let found = files.contains { file in
+                    file.indices.contains { start in
+                        start + block.count <= file.count && Array(file[start..<start + block.count]) == block
+                    }
+                }
+                #expect(found, "\(name): example not compiled:\n\(block.joined(separator: "\n"))")
             }
-            #expect(found, "README example not compiled:\n\(block.joined(separator: "\n"))")
         }
+        #expect(examples >= 9)
     }
 }
 

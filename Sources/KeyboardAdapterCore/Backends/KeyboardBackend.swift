@@ -211,7 +211,7 @@ public enum KeyboardControlError: Error, Sendable, Hashable, CustomStringConvert
 /// The app whose keyboards count as local: its processes, its top-level windows and its app ids.
 /// A keyboard is local when it comes up while something matching any of these has the focus;
 /// each backend compares what its display server tells about the focused top-level (see the
-/// README's table of what each identity is compared with).
+/// `local` row of each backend's table in docs/backends.md).
 public struct AppIdentity: Sendable, Hashable {
     /// Process ids of the app (the current process by default).
     public var processIDs: [Int32]

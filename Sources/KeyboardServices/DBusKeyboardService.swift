@@ -15,14 +15,9 @@ import SystemdBus
 public final class DBusKeyboardService: KeyboardService {
     let interface: ServiceInterface
     private let environment: [String: String]
-    private let shared = Mutex(Shared())
-
-    private struct Shared: Sendable {
-        var state = KeyboardServiceState(status: .unknown)
-        /// The keyboard the bus name's owner is, read once per owner.
-        var owner: (pid: Int32, keyboardName: String)?
-        var slot = WatchSlot<ServiceWatch>()
-    }
+    private let watched = WatchedService<ServiceWatch>()
+    /// The keyboard the bus name's owner is, read once per owner.
+    private let owner = Mutex<(pid: Int32, keyboardName: String)?>(nil)
 
     init(interface: ServiceInterface, environment: [String: String]) {
         self.interface = interface
@@ -33,59 +28,44 @@ public final class DBusKeyboardService: KeyboardService {
     public var name: String { interface.name }
     /// The name geometry gives its keyboards: on `sm.puri.OSK0` the program's that owns the bus name
     /// (squeekboard, phosh-osk-stub, phosh-osk-stevia), else the interface's own.
-    public var keyboardName: String { shared.withLock { $0.owner?.keyboardName } ?? interface.keyboardName }
+    public var keyboardName: String { owner.withLock { $0?.keyboardName } ?? interface.keyboardName }
     /// `org.onboard.Onboard on the session bus`.
     public var address: String { "\(interface.busName) on the session bus" }
     /// The edge the keyboard always docks at (squeekboard: the bottom), nil for onboard.
     public var dockedEdge: Edge? { interface.dockedEdge }
     /// What the service said last.
-    public var state: KeyboardServiceState { shared.withLock { $0.state } }
+    public var state: KeyboardServiceState { watched.state }
 
     /// Connects to the session bus on the loop's thread, asks the keyboard's state, and follows it.
     /// Without a usable bus the state says why, and nothing is added to the loop.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
-        guard shared.withLock({ !$0.slot.isHolding }) else { return }
-        let record: (KeyboardServiceState) -> Void = { [weak self] state in
-            self?.remember(state)
-            onChange(state)
-        }
-        do {
-            let watch = try ServiceWatch(
-                interface: interface, environment: environment, context: context, changed: record)
-            shared.withLock { shared in
-                shared.slot.hold(watch, in: context)
-            }
-            remember(watch.current)
-        } catch {
-            remember(KeyboardServiceState(status: .busUnavailable(ServiceProbe.noBusReason(error))))
-        }
+        let (interface, environment) = (interface, environment)
+        watched.start(
+            in: context,
+            open: { (changed) throws(BusFailure) in
+                try ServiceWatch(interface: interface, environment: environment, context: context, changed: changed)
+            },
+            note: { [weak self] state in self?.noteOwner(of: state) }, onChange: onChange)
     }
 
-    /// Keeps `state`, and the name of its owner's keyboard: the owner's executable name is read
-    /// when its pid is first known, before anyone is told of the state.
-    private func remember(_ state: KeyboardServiceState) {
-        let known = shared.withLock { $0.owner }
-        let owner =
-            known?.pid == state.pid
-            ? known : state.pid.map { (pid: $0, keyboardName: interface.keyboardName(ownedBy: $0)) }
-        shared.withLock { shared in
-            shared.state = state
-            shared.owner = owner
-        }
+    /// Reads the name of the keyboard that owns the bus name when its pid is first known, before
+    /// anyone is told of the state.
+    private func noteOwner(of state: KeyboardServiceState) {
+        let known = owner.withLock { $0 }
+        guard known?.pid != state.pid else { return }
+        let next = state.pid.map { (pid: $0, keyboardName: interface.keyboardName(ownedBy: $0)) }
+        owner.withLock { $0 = next }
     }
 
     /// Disconnects; requests still waiting fail. Idempotent.
-    public func stop() {
-        shared.withLock { $0.slot.take() }?.value.close()
-    }
+    public func stop() { watched.stop() }
 
     /// Asks the keyboard to show or hide through its own method; `completion` runs on the loop's
     /// thread once the keyboard replied (or the request failed).
     public func requestVisible(
         _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {
-        let (slot, state) = shared.withLock { ($0.slot, $0.state) }
-        slot.request(visible: visible, service: name, state: state, completion: completion)
+        watched.requestVisible(visible, service: name, completion: completion)
     }
 
     /// KWin's virtual keyboard: when KWin shows it (its `mode`, or `enabled` before KWin 6.7).
@@ -100,7 +80,7 @@ public final class DBusKeyboardService: KeyboardService {
     /// starts, the owner it finds also names ``keyboardName``.
     public func probe() -> KeyboardServiceState {
         let state = ServiceProbe.state(of: interface, environment: environment, timeout: ServiceWatch.startTimeout)
-        if shared.withLock({ !$0.slot.isHolding }) { remember(state) }
+        if !watched.isWatching { noteOwner(of: state) }
         return state
     }
 }

@@ -1,5 +1,4 @@
 import KeyboardAdapterCore
-import Synchronization
 import SystemdBus
 
 #if canImport(FoundationEssentials)
@@ -18,12 +17,7 @@ import SystemdBus
 /// release: ``KeyboardServiceState/companionStatus`` says which and what fixes it).
 public final class GnomeShellKeyboardService: KeyboardService {
     private let environment: [String: String]
-    private let shared = Mutex(Shared())
-
-    private struct Shared: Sendable {
-        var state = KeyboardServiceState(status: .unknown)
-        var slot = WatchSlot<GnomeShellWatch>()
-    }
+    private let watched = WatchedService<GnomeShellWatch>()
 
     /// A service on the session bus of `environment`.
     public init(environment: [String: String] = ProcessEnvironment.current) {
@@ -41,39 +35,28 @@ public final class GnomeShellKeyboardService: KeyboardService {
     /// GNOME Shell's keyboard always docks at the bottom of its monitor.
     public var dockedEdge: Edge? { .bottom }
     /// What the extension said last.
-    public var state: KeyboardServiceState { shared.withLock { $0.state } }
+    public var state: KeyboardServiceState { watched.state }
 
     /// Connects on the loop's thread, reads the extension's state, and follows it.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
-        guard shared.withLock({ !$0.slot.isHolding }) else { return }
-        do {
-            let watch = try GnomeShellWatch(environment: environment, context: context) { [weak self] state in
-                self?.shared.withLock { $0.state = state }
-                onChange(state)
-            }
-            let state = watch.current
-            shared.withLock { shared in
-                shared.slot.hold(watch, in: context)
-                shared.state = state
-            }
-        } catch {
-            let state = KeyboardServiceState(status: .busUnavailable(ServiceProbe.noBusReason(error)))
-            shared.withLock { $0.state = state }
-        }
+        let environment = environment
+        watched.start(
+            in: context,
+            open: { (changed) throws(BusFailure) in
+                try GnomeShellWatch(environment: environment, context: context, changed: changed)
+            },
+            onChange: onChange)
     }
 
     /// Disconnects; requests still waiting fail. Idempotent.
-    public func stop() {
-        shared.withLock { $0.slot.take() }?.value.close()
-    }
+    public func stop() { watched.stop() }
 
     /// Opens or closes the keyboard through the extension (`Show`, `Hide`); `completion` runs on
     /// the loop's thread once the shell replied.
     public func requestVisible(
         _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {
-        let (slot, state) = shared.withLock { ($0.slot, $0.state) }
-        slot.request(visible: visible, service: name, state: state, completion: completion)
+        watched.requestVisible(visible, service: name, completion: completion)
     }
 
     /// What the shell and the extension say now, on a short connection.

@@ -40,11 +40,10 @@ enum Doctor {
             } else {
                 lines.append("    " + TerminalText.escape(availability.explanation))
             }
-            // In a GNOME session, what is installed here (the extension's folder, its settings).
-            if registration.name == "gnome", !isUnreachable(availability) {
-                lines += GnomeExtensionInstaller.doctorLines(environment: environment).map {
-                    "    " + TerminalText.escape($0)
-                }
+            // Where its display server answers, what is set up here for it (GNOME: the
+            // extension's folder, its settings).
+            if !isUnreachable(availability) {
+                lines += registration.setupLines(environment).map { "    " + TerminalText.escape($0) }
             }
             let (can, cannot) = describe(backend.capabilities)
             lines.append("    can see: " + (can.isEmpty ? "nothing" : can.joined(separator: ", ")))

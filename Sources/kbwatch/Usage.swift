@@ -1,8 +1,16 @@
 import KbwatchOutput
+import KeyboardAdapter
 
 /// `kbwatch --help`, and the exit codes.
 enum Usage {
     static let version = "kbwatch 0.3.0"
+
+    /// The shipped backends' names, from their registrations: `x11, wayland, kwin or gnome`.
+    static var backendNames: String {
+        let names = KeyboardAdapterBackends.registrations.map(\.name)
+        guard let last = names.last, names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " or " + last
+    }
 
     static var text: String {
         """
@@ -17,7 +25,7 @@ enum Usage {
           --format TEMPLATE    one line per event from a template, e.g. '%e %x %y %w %h'
                                (\\n and \\t are a newline and a tab; fields below)
         Source:
-          --backend NAME       x11, wayland, kwin or gnome (default: chosen from the session; also
+          --backend NAME       \(backendNames) (default: chosen from the session; also
                                KEYBOARD_ADAPTER_BACKEND)
           --replay FILE        play a recording instead of watching ('-' reads stdin)
           --speed N|max        replay speed factor from 0.01 to 10000 (default 1), or as fast as possible

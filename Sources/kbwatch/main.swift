@@ -59,6 +59,8 @@ do {
 
 let registry = BackendRegistry.shared
 KeyboardAdapterBackends.register(in: registry)
+// kbwatch installs the GNOME Shell extension, so it knows what of it is installed here.
+registry.register(KeyboardAdapterBackends.gnome.reporting(setup: GnomeExtensionInstaller.doctorLines))
 
 switch options.mode {
 case .help:

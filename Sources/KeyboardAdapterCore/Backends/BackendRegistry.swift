@@ -56,20 +56,35 @@ public enum BackendSelectionError: Error, Sendable, Hashable, CustomStringConver
 /// The backends a process knows, by name. Backends register themselves (the `KeyboardAdapter`
 /// umbrella registers x11 and wayland); the core knows none of them by name.
 public final class BackendRegistry: Sendable {
-    /// One registered backend.
+    /// One registered backend: all a program needs to know of it, so that none names it.
     public struct Registration: Sendable {
         /// The backend's name.
         public var name: String
         /// How to recognise its session.
         public var hint: BackendSessionHint
-        /// Makes a fresh backend instance.
+        /// Makes a fresh backend instance, joined with its keyboard services.
         public var make: @Sendable () -> any KeyboardBackend
+        /// What is set up for the backend on this machine, beyond what a running backend
+        /// diagnoses itself (GNOME: the extension's installed files), as lines for `--doctor`;
+        /// asked whenever the backend's display server can be reached, given the environment.
+        public var setupLines: @Sendable (_ environment: [String: String]) -> [String]
 
         /// Creates a registration.
-        public init(name: String, hint: BackendSessionHint, make: @escaping @Sendable () -> any KeyboardBackend) {
+        public init(
+            name: String, hint: BackendSessionHint, make: @escaping @Sendable () -> any KeyboardBackend,
+            setupLines: @escaping @Sendable (_ environment: [String: String]) -> [String] = { _ in [] }
+        ) {
             self.name = name
             self.hint = hint
             self.make = make
+            self.setupLines = setupLines
+        }
+
+        /// This registration with `lines` telling what is set up for it (see ``setupLines``).
+        public func reporting(setup lines: @escaping @Sendable (_ environment: [String: String]) -> [String]) -> Self {
+            var copy = self
+            copy.setupLines = lines
+            return copy
         }
     }
 

@@ -4,7 +4,8 @@ import Synchronization
 
 /// One thread blocked in `poll()` on its sources' descriptors and a wake descriptor, with the
 /// timeout set to the earliest deadline. It uses no timer objects and makes no wake-up while
-/// nothing happens. Every backend runs on one; a ``KeyboardManager`` owns one per start.
+/// nothing happens. Every backend runs on one; a ``KeyboardManager`` owns one per start, and
+/// only the package makes and starts loops: a backend is handed its loop's ``LoopContext``.
 ///
 /// Threading: this is the `Sendable` handle: ``perform(_:)``, ``performAndWait(_:)-(()->T)``,
 /// ``stop()`` and ``isCurrent`` may be called from any thread, ``stop()`` also from a callback on
@@ -41,8 +42,8 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// its own through its context.
     var clock: any ObservationClock = LiveClock()
 
-    /// Creates a loop; nothing runs until ``start(name:)``. Throws when no descriptor is left.
-    public init() throws(BackendFailure) {
+    /// Creates a loop; nothing runs until `start(name:)`. Throws when no descriptor is left.
+    package init() throws(BackendFailure) {
         guard let wake = WakeSignal() else {
             throw BackendFailure(backend: "run loop", kind: .other, reason: WakeSignal.openFailure)
         }
@@ -50,7 +51,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     }
 
     /// Starts the loop's thread, named `name` for `top` and `/proc` (15 characters at most).
-    public func start(name: String = "kbd-loop") throws(BackendFailure) {
+    package func start(name: String = "kbd-loop") throws(BackendFailure) {
         let context = Unmanaged.passRetained(StartContext(loop: self, name: name)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(

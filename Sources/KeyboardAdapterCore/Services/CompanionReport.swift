@@ -1,19 +1,19 @@
 /// What a companion the package runs inside the compositor (its KWin script, its GNOME Shell
 /// extension) reports beside a keyboard's service: the keyboard's window and the window that has
 /// the focus. Values from the compositor, bounded before they get here.
-public struct CompanionReport: Sendable, Hashable {
+package struct CompanionReport: Sendable, Hashable {
     /// The keyboard's window as the compositor places it.
-    public struct Panel: Sendable, Hashable {
+    package struct Panel: Sendable, Hashable {
         /// Its frame in the global layout, in logical pixels.
-        public var frame: Rect
+        package var frame: Rect
         /// The name of the output it is on, when the compositor says.
-        public var outputName: String?
+        package var outputName: String?
         /// Where the compositor is moving it, when it says (GNOME Shell's slide target); nil
         /// when it does not.
-        public var destination: Rect?
+        package var destination: Rect?
 
         /// Creates a panel.
-        public init(frame: Rect, outputName: String?, destination: Rect? = nil) {
+        package init(frame: Rect, outputName: String?, destination: Rect? = nil) {
             self.frame = frame
             self.outputName = outputName
             self.destination = destination
@@ -21,30 +21,30 @@ public struct CompanionReport: Sendable, Hashable {
     }
 
     /// The window with the focus, as the compositor names it.
-    public struct Focus: Sendable, Hashable {
+    package struct Focus: Sendable, Hashable {
         /// Its process, when the compositor knows it.
-        public var pid: Int32?
+        package var pid: Int32?
         /// The names the compositor gives its app (KWin: its resource class and name, its desktop
         /// file), each bounded like every app id.
-        public var appIDs: [String]
+        package var appIDs: [String]
 
         /// Creates a focus.
-        public init(pid: Int32?, appIDs: [String]) {
+        package init(pid: Int32?, appIDs: [String]) {
             self.pid = pid
             self.appIDs = appIDs
         }
     }
 
     /// The keyboard's window while one is up; nil while none is.
-    public var panel: Panel?
+    package var panel: Panel?
     /// The focused window; nil when none has the focus or it is not known.
-    public var focus: Focus?
+    package var focus: Focus?
     /// The output the keyboard is on, whole (its name and its frame), when the companion says so
     /// (GNOME Shell's keyboard monitor); nil when only ``Panel/outputName`` is known.
-    public var output: Output?
+    package var output: Output?
 
     /// Creates a report.
-    public init(panel: Panel? = nil, focus: Focus? = nil, output: Output? = nil) {
+    package init(panel: Panel? = nil, focus: Focus? = nil, output: Output? = nil) {
         self.panel = panel
         self.focus = focus
         self.output = output
@@ -52,7 +52,7 @@ public struct CompanionReport: Sendable, Hashable {
 
     /// The focus as any app is judged by (``AppIdentity/isLocal(given:)``): no focused window
     /// tells both kinds; a window tells the kinds the compositor gave for it.
-    public var focusedTopLevel: FocusedTopLevel {
+    package var focusedTopLevel: FocusedTopLevel {
         guard let focus else { return FocusedTopLevel(knows: [.processes, .appIDs]) }
         var kinds: FocusedTopLevel.Kinds = []
         if focus.pid != nil { kinds.insert(.processes) }

@@ -22,22 +22,29 @@ public struct KeyboardServiceState: Sendable, Hashable, CustomStringConvertible 
     /// The last thing the service sent that could not be used (a wrong type, an error reply),
     /// for `kbwatch --doctor`; nil when nothing went wrong.
     public var problem: String?
-    /// What the package's companion inside the compositor reports (KWin 6's script), nil when
-    /// no companion runs: then only ``isVisible`` tells whether the keyboard is up.
-    public var companion: CompanionReport?
-    /// What the companion is doing or why there is none, for `kbwatch --doctor`; nil when the
-    /// service has no companion.
-    public var companionStatus: String?
+    /// What the package's companion inside the compositor reports (KWin 6's script, the GNOME
+    /// Shell extension), nil when no companion runs: then only ``isVisible`` tells whether the
+    /// keyboard is up. The companions' wire model is the package's own business, between its
+    /// services and its backends: apps see what the backends make of it.
+    package var companion: CompanionReport?
+    /// What the companion is doing or why there is none, for the backend's `--doctor` lines;
+    /// nil when the service has no companion.
+    package var companionStatus: String?
 
     /// Creates a state.
-    public init(
-        status: Status, isVisible: Bool? = nil, pid: Int32? = nil, problem: String? = nil,
-        companion: CompanionReport? = nil, companionStatus: String? = nil
-    ) {
+    public init(status: Status, isVisible: Bool? = nil, pid: Int32? = nil, problem: String? = nil) {
         self.status = status
         self.isVisible = isVisible
         self.pid = pid
         self.problem = problem
+    }
+
+    /// Creates a state with what the package's companion reports.
+    package init(
+        status: Status, isVisible: Bool? = nil, pid: Int32? = nil, problem: String? = nil,
+        companion: CompanionReport? = nil, companionStatus: String?
+    ) {
+        self.init(status: status, isVisible: isVisible, pid: pid, problem: problem)
         self.companion = companion
         self.companionStatus = companionStatus
     }

@@ -5,6 +5,9 @@ let package = Package(
     name: "KeyboardAdapter",
     products: [
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
+        // What a backend is built on: the run loop, the backend and service protocols, the
+        // observations it reports, the registry (the core exports it).
+        .library(name: "KeyboardBackendInterface", targets: ["KeyboardBackendInterface"]),
         // Doubles for an app's own tests (an in-memory backend), kept out of the production core.
         .library(name: "KeyboardAdapterTesting", targets: ["KeyboardAdapterTesting"]),
         // Drag-to-dismiss and tap-to-dismiss, built on the core alone (the umbrella exports it).
@@ -25,15 +28,19 @@ let package = Package(
         .executable(name: "kbfuzz", targets: ["kbfuzz"]),
     ],
     targets: [
-        // Pure Swift: the model, the tracker, the manager, backend plugins and replay.
-        .target(name: "KeyboardAdapterCore"),
+        // Pure Swift, what a backend is built on: the run loop and its sources, the backend and
+        // service protocols, the observations and the geometry they carry, the registry.
+        .target(name: "KeyboardBackendInterface"),
+        // Pure Swift, what an app uses: the updates and events, the tracker, the manager and its
+        // deliveries.
+        .target(name: "KeyboardAdapterCore", dependencies: ["KeyboardBackendInterface"]),
         // Test doubles for apps: the in-memory backend (like swift-log's in-memory handler).
         .target(name: "KeyboardAdapterTesting", dependencies: ["KeyboardAdapterCore"]),
         // Drag-to-dismiss and tap-to-dismiss: what an app's own input does to the keyboard.
         .target(name: "KeyboardDismissal", dependencies: ["KeyboardAdapterCore"]),
         // JSON read with bounds and written without copies: recordings, rules files, sway's IPC,
         // the companions' messages, kbwatch's lines.
-        .target(name: "KeyboardJSON", dependencies: ["KeyboardAdapterCore"]),
+        .target(name: "KeyboardJSON", dependencies: ["KeyboardBackendInterface"]),
         // Recording what a backend sees, and playing it back as a backend.
         .target(name: "KeyboardReplay", dependencies: ["KeyboardAdapterCore", "KeyboardJSON"]),
 
@@ -68,28 +75,31 @@ let package = Package(
         // Keyboard services (onboard, squeekboard) on the session bus: plugins beside the backends.
         // The session bus through sd-bus, in one place: connections, messages, typed values, the
         // connection as a loop source, and who a signal must come from to be believed.
-        .target(name: "SystemdBus", dependencies: ["KeyboardAdapterCore", "CSystemd", "CSystemdBus"]),
+        .target(name: "SystemdBus", dependencies: ["KeyboardBackendInterface", "CSystemd", "CSystemdBus"]),
         .target(
-            name: "KeyboardServices", dependencies: ["KeyboardAdapterCore", "KeyboardJSON", "SystemdBus", "CSystemd"]),
+            name: "KeyboardServices",
+            dependencies: ["KeyboardBackendInterface", "KeyboardJSON", "SystemdBus", "CSystemd"]),
 
         // Display-server backends, one plugin each.
         .target(
             name: "X11Adapter",
             dependencies: [
-                "KeyboardAdapterCore", "KeyboardJSON", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader",
+                "KeyboardBackendInterface", "KeyboardJSON", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader",
                 "CThreadSlice",
             ]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs
         // with xdg-output, and the seat keyboard's layout.
         .target(
             name: "WaylandClient",
-            dependencies: ["KeyboardAdapterCore", "CWayland", "CWaylandProtocols", "CXkbCommon", "CThreadSlice"]),
+            dependencies: ["KeyboardBackendInterface", "CWayland", "CWaylandProtocols", "CXkbCommon", "CThreadSlice"]),
         .target(
             name: "WaylandAdapter",
-            dependencies: ["KeyboardAdapterCore", "KeyboardJSON", "WaylandClient", "CWayland", "CWaylandProtocols"]),
-        .target(name: "KWinAdapter", dependencies: ["KeyboardAdapterCore", "WaylandClient", "CWayland"]),
+            dependencies: [
+                "KeyboardBackendInterface", "KeyboardJSON", "WaylandClient", "CWayland", "CWaylandProtocols",
+            ]),
+        .target(name: "KWinAdapter", dependencies: ["KeyboardBackendInterface", "WaylandClient", "CWayland"]),
         // GNOME Shell's own keyboard, through the package's extension (Companions/gnome-shell).
-        .target(name: "GnomeAdapter", dependencies: ["KeyboardAdapterCore"]),
+        .target(name: "GnomeAdapter", dependencies: ["KeyboardBackendInterface"]),
 
         // Umbrella: the core plus every backend, registered.
         .target(

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Turns what the package's GNOME Shell extension reports into observations. Pure: it holds
 /// whether the keyboard is up, the verdict on whose it is, and what was delivered last.

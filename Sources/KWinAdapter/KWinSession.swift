@@ -1,5 +1,5 @@
 import CWayland
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import WaylandClient
 
 /// The Wayland side of the kwin backend: the outputs (with xdg-output) and the seat's layout.

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Turns what KWin says about its virtual keyboard into observations. Pure: it holds whether
 /// the keyboard is up, the outputs and the seat's layout, and says what to deliver when one

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Typed reading of one parsed JSON object, for formats read from outside (recordings, rules
 /// files). Every failure names the field by its dotted path and says what is wrong with it:

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// A strict JSON parser for outside bytes (recordings, rules files). Foundation's parser crashes
 /// on deep nesting (513 `[` with this toolchain) and hides duplicate keys, so every input that

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Compact JSON written straight into a byte buffer: what ``JSONValue`` renders to, and what
 /// kbwatch's JSON Lines are written with, without building a value tree or a `String` first.

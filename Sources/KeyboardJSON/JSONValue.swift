@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// A JSON value whose objects keep their keys in the order given, so that recordings and
 /// kbwatch's JSON Lines print fields in a fixed, documented order (Foundation's encoder does not

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 #if canImport(FoundationEssentials)
@@ -11,10 +11,10 @@ import SystemdBus
 /// (Companions/gnome-shell) on the session bus: `org.keyboardadapter.GnomeShell1` at
 /// `/org/keyboardadapter/GnomeShell` under `org.gnome.Shell`. The shell draws its keyboard
 /// itself and tells no other program where it is; the extension reports its rectangle at every
-/// step of its slide (``KeyboardServiceState/companion``), whether it is up, the focused window
+/// step of its slide (`KeyboardServiceState.companion`), whether it is up, the focused window
 /// when it changed, and shows and hides it. The state is `running` while the shell owns its name;
 /// its companion is nil while the extension does not report (not installed, disabled, another
-/// release: ``KeyboardServiceState/companionStatus`` says which and what fixes it).
+/// release: `KeyboardServiceState.companionStatus` says which and what fixes it).
 public final class GnomeShellKeyboardService: KeyboardService {
     private let environment: [String: String]
     private let watched = WatchedService<GnomeShellWatch>()

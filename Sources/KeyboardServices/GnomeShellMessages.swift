@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// What the package's GNOME Shell extension says (interface `org.keyboardadapter.GnomeShell1`,

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// What GNOME Shell and the package's extension inside it say now, asked with blocking calls

@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 import SystemdBus
 

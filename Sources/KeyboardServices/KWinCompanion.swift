@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// The package's KWin script (Companions/kwin), loaded into the KWin that owns `org.kde.KWin`

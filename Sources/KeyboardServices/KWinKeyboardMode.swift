@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// When KWin shows its virtual keyboard. KWin 6.7 replaced the boolean `enabled` of

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 #if canImport(FoundationEssentials)
@@ -15,7 +15,7 @@ extension DBusKeyboardService {
     /// `willShowOnActive()` says KWin would show it (KWin 6.7's `mode` 1 shows it only after touch
     /// or stylus input, 0 never: the request then fails saying so); hide sets `active` to false. The pid on the bus is KWin's, which starts the input method itself.
     /// While it runs, the package's KWin script reports the keyboard's window and the focus
-    /// (``KeyboardServiceState/companion``) on KWin 6.
+    /// (`KeyboardServiceState.companion`) on KWin 6.
     public static func kwinVirtualKeyboard(
         environment: [String: String] = ProcessEnvironment.current
     ) -> DBusKeyboardService {

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// Where a keyboard's service lives on the session bus and how it is asked to show and hide:

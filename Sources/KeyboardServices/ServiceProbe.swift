@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// Asks the bus, with blocking calls that never start the keyboard, what a keyboard service says

@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// One keyboard service watched on a session bus connection of its own, in the run loop through

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 /// A watch's own connection to the session bus: its signal matches, the calls waiting on their

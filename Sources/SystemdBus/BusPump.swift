@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// A bus connection as a run-loop source: sd-bus's descriptor, events and timeout are the
 /// source's, and `sd_bus_process` runs until it has nothing left, at most ``processBatch``

@@ -1,7 +1,7 @@
 import CWayland
 import CWaylandProtocols
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import WaylandClient
 
 /// Which toplevels the compositor has activated, from wlr-foreign-toplevel-management: every

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// A docked keyboard inferred from an output's usable area: the edge it reserves and its frame.
 struct DockedKeyboard: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Turns what the probes measure into observations of docked keyboards. Pure: it holds per
 /// output the last usable area, the classifier and the keyboards reported, and says what to

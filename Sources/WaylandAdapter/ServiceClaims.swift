@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// What a running keyboard service says, as the reports use it: the reserved space tells where a
 /// docked keyboard is, never whose it is; the service tells whose, and whether it is up.

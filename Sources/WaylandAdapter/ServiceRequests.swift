@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Show and hide on Wayland: a client cannot touch another client's surface, so only the
 /// keyboard's own service can be asked.

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// The window sway's IPC last said has the focus: its app id (bounded like every app id) and pid.
 struct SwayFocus: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// sway's IPC socket (`SWAYSOCK`) as a run-loop source: subscribed to `window` events, it knows
 /// the focused view's pid, which no Wayland protocol tells a client. Nothing waits for it: the

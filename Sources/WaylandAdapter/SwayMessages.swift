@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import KeyboardJSON
 
 /// One message of sway's IPC (`man 7 sway-ipc`): its type and payload.

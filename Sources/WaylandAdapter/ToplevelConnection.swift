@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import WaylandClient
 
 /// The foreign toplevels on a connection of their own. A compositor sends the whole list when the

@@ -1,6 +1,6 @@
 import CWayland
 import CWaylandProtocols
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import WaylandClient
 
 /// The globals a probe needs, bound by the session.

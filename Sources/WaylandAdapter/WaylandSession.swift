@@ -1,7 +1,7 @@
 import CWayland
 import CWaylandProtocols
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import WaylandClient
 
 /// Everything the backend holds on one connection: globals, outputs with their probes, the seat

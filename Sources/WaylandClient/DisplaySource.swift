@@ -1,7 +1,7 @@
 import CThreadSlice
 import CWayland
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// A compositor connection as a run-loop source: the loop polls its descriptor, and every
 /// handler runs on the loop's thread as events are dispatched. When the connection breaks,

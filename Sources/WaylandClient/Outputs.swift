@@ -1,6 +1,6 @@
 import CWayland
 import CWaylandProtocols
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// One `wl_output` and its `zxdg_output_v1`: the output's name and logical frame. Lives on the
 /// loop thread; its proxies call back into it through an unretained pointer, so its owner keeps

@@ -1,6 +1,6 @@
 import CWayland
 import CWaylandProtocols
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// The globals both Wayland backends bind alike: xdg-output's manager (outputs' logical
 /// geometry) and the seat (the keyboard layout). A session offers each announced global here

@@ -2,7 +2,7 @@ import CWayland
 import CWaylandProtocols
 import CXkbCommon
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// The seat's keyboard layout: the `wl_keyboard` keymap read with libxkbcommon, and the layout
 /// group the compositor last reported. On sway a virtual keyboard (wvkbd's) gives the seat a

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Space a window reserves along the screen edges (`_NET_WM_STRUT_PARTIAL` or `_NET_WM_STRUT`),
 /// once validated against the screen.

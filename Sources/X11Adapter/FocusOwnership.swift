@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Judges whether a keyboard came up for this app. No keyboard links its window to the app it
 /// types into, but keyboards leave the focus where it was, so the focused top-level at show time

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// The monitors of the X screen (RandR monitors), and which one a keyboard is on.
 struct MonitorLayout: Sendable, Hashable {

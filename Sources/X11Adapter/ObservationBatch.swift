@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// What the model has delivered per keyboard window, and what changed since: the windows to
 /// observe again once the queued events are drained, so that a burst of events costs one

@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Joins what the keyboards' own services say with what the X server shows. On X11 the window is
 /// the truth about where a keyboard is and whether it is mapped; a service adds the program's

@@ -1,5 +1,5 @@
 import CThreadSlice
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 extension LoopThreadTuning {
     /// A 0.1 ms time slice for the loop's thread (honoured from Linux 6.12 on; see `CThreadSlice`),

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Follows the windows of one X screen and turns what happens to keyboard windows into
 /// observations. It is fed decoded events and asks the server only through `WindowServer`, so

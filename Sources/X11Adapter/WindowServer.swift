@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// What the window model asks of the X server, and the few requests it makes. `XDisplay` answers
 /// over Xlib; tests answer from memory, so that the model runs without a server. Every query

@@ -1,5 +1,5 @@
 import CX11
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// The window model on an Xlib connection: what the backend holds. It decodes each `XEvent` for
 /// the model, which asks the server through the connection itself.

@@ -1,4 +1,4 @@
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// One window the model selected events on: a top-level (client or frame) or a client inside a
 /// frame.

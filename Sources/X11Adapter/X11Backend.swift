@@ -1,7 +1,7 @@
 import CThreadSlice
 import CX11
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 
 #if canImport(FoundationEssentials)

@@ -3,7 +3,7 @@ import CX11Loader
 import CXkbX11
 import CXrandr
 import Glibc
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 
 /// Why a connection to an X server could not be opened.

@@ -1,7 +1,7 @@
 import CX11
 import CXkbCommon
 import CXkbX11
-import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// The active input layout of the X server's core keyboard: its name from the keymap
 /// (libxkbcommon-x11) and its short code from `_XKB_RULES_NAMES`, kept up to date from XKB's own

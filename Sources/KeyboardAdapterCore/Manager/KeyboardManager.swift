@@ -14,7 +14,7 @@ import Synchronization
 /// Subscribe with a weak ``delegate``, with closures (``on(_:perform:)``, ``onEvent(perform:)``,
 /// each returning a ``KeyboardSubscription`` token), or with the ``updates()`` async sequence.
 ///
-/// Threading: each ``start()`` runs the backend on a ``KeyboardRunLoop`` of its own, one thread
+/// Threading: each ``start()`` runs the backend on a ``/KeyboardBackendInterface/KeyboardRunLoop`` of its own, one thread
 /// blocked in `poll()`; observations become events on that thread as they arrive. Closures given
 /// without a delivery are `@MainActor` and run on the main actor; with a ``KeyboardDelivery``
 /// they run on the loop thread (``KeyboardDelivery/immediate``), a queue, or the thread that
@@ -94,7 +94,7 @@ public final class KeyboardManager: Sendable {
         backlog = DeliveryBacklog(delay: configuration.undrainedWarningDelay, report: configuration.diagnostics)
     }
 
-    /// Creates a manager for the backend that fits this session (see ``BackendRegistry/select(name:environment:)``).
+    /// Creates a manager for the backend that fits this session (see ``/KeyboardBackendInterface/BackendRegistry/select(name:environment:)``).
     /// Throws an error naming every backend and why it cannot run when none can.
     public convenience init(
         backendNamed name: String? = nil, registry: BackendRegistry = .shared,

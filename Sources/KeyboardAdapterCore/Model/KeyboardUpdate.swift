@@ -19,13 +19,13 @@ public struct KeyboardUpdate: Sendable, Hashable {
     public var backend: String
     /// Where the keyboard was when the transition began. For a show with no earlier frame, the end
     /// frame moved just past the docked edge of its output (the bottom edge when it floats).
-    /// ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
+    /// ``/KeyboardBackendInterface/Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
     public var beginFrame: Rect
     /// Where the keyboard is (did events) or is going (will events). A docked keyboard sliding in
     /// through its edge is going flush to that edge: its `willShow` carries that destination,
     /// marked by ``isEndFramePredicted``. A hide ends just past the docked edge (bottom when
     /// floating), on both its `willHide` and its `didHide`. Otherwise a `will` event carries the
-    /// frame seen so far. ``Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
+    /// frame seen so far. ``/KeyboardBackendInterface/Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
     public var endFrame: Rect
     /// True when ``endFrame`` is a destination computed ahead of the keyboard getting there
     /// (a docked slide-in, any hide); false when it was observed.
@@ -122,8 +122,8 @@ public struct KeyboardUpdate: Sendable, Hashable {
         get { state.geometry }
         set { state.geometry = newValue }
     }
-    /// False when nothing tells where the keyboard is (``GeometrySource/unknown``): the frames are
-    /// then ``Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
+    /// False when nothing tells where the keyboard is (``/KeyboardBackendInterface/GeometrySource/unknown``): the frames are
+    /// then ``/KeyboardBackendInterface/Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
     public var hasKnownFrame: Bool { state.geometry != .unknown }
 
     /// Typist's name for `isLocal`: true only when the keyboard is known to belong to this app.
@@ -134,7 +134,7 @@ public struct KeyboardUpdate: Sendable, Hashable {
 public struct KeyboardState: Sendable, Hashable {
     /// The keyboard.
     public var keyboard: KeyboardIdentity
-    /// Its current frame (the last settled one, or the one it is moving to); ``Rect/zero`` when
+    /// Its current frame (the last settled one, or the one it is moving to); ``/KeyboardBackendInterface/Rect/zero`` when
     /// the geometry is unknown (see ``hasKnownFrame``).
     public var frame: Rect
     /// Whether it is docked.
@@ -144,7 +144,7 @@ public struct KeyboardState: Sendable, Hashable {
     /// Whether it came up for this app; nil when unknown.
     public var isLocal: Bool?
     /// What had the focus when it showed, when the backend can tell (judge any app with
-    /// ``AppIdentity/isLocal(given:)``).
+    /// ``/KeyboardBackendInterface/AppIdentity/isLocal(given:)``).
     public var focus: FocusedTopLevel?
     /// Its output, when known.
     public var output: Output?
@@ -169,6 +169,6 @@ public struct KeyboardState: Sendable, Hashable {
         self.geometry = geometry
     }
 
-    /// False when nothing tells where the keyboard is: ``frame`` is then ``Rect/zero``.
+    /// False when nothing tells where the keyboard is: ``frame`` is then ``/KeyboardBackendInterface/Rect/zero``.
     public var hasKnownFrame: Bool { geometry != .unknown }
 }

@@ -4,7 +4,7 @@ import Synchronization
 
 /// One thread blocked in `poll()` on its sources' descriptors and a wake descriptor, with the
 /// timeout set to the earliest deadline. It uses no timer objects and makes no wake-up while
-/// nothing happens. Every backend runs on one; a ``KeyboardManager`` owns one per start, and
+/// nothing happens. Every backend runs on one; a `KeyboardManager` owns one per start, and
 /// only the package makes and starts loops: a backend is handed its loop's ``LoopContext``.
 ///
 /// Threading: this is the `Sendable` handle: ``perform(_:)``, ``performAndWait(_:)-(()->T)``,
@@ -40,7 +40,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
 
     /// The clock deadlines are measured in; the monotonic clock unless a backend (replay) sets
     /// its own through its context.
-    var clock: any ObservationClock = LiveClock()
+    package var clock: any ObservationClock = LiveClock()
 
     /// Creates a loop; nothing runs until `start(name:)`. Throws when no descriptor is left.
     package init() throws(BackendFailure) {

@@ -142,7 +142,7 @@ public protocol KeyboardObserving: AnyObject, Sendable {
 }
 
 /// What a backend controls: hiding a keyboard the display server's own way. Show and hide through
-/// a keyboard's service are the manager's to route (``KeyboardManager/hideKeyboard(id:completion:)``),
+/// a keyboard's service are the manager's to route (`KeyboardManager.hideKeyboard(id:completion:)`),
 /// so a backend offers only this.
 public protocol KeyboardHiding {
     /// Asks a visible keyboard to hide the display server's own way, for keyboards whose service

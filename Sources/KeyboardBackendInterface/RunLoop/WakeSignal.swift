@@ -4,13 +4,13 @@ import Glibc
 /// non-blocking on both ends, so that a burst of signals never blocks a sender and one drain
 /// empties it. Both ends stay open as long as the value, so a signal never meets a closed reader
 /// (which would raise SIGPIPE).
-final class WakeSignal: Sendable {
+package final class WakeSignal: Sendable {
     /// The end to poll for `POLLIN`.
-    let descriptor: Int32
+    package let descriptor: Int32
     private let writeEnd: Int32
 
     /// Opens the pipe; nil when the process has no descriptors left.
-    init?() {
+    package init?() {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return nil }
         for end in ends {
@@ -28,17 +28,17 @@ final class WakeSignal: Sendable {
     }
 
     /// Makes the descriptor readable. A full pipe already holds a wake-up, so nothing is lost.
-    func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = write(writeEnd, &byte, 1)
     }
 
     /// Empties the pipe, so that the descriptor is no longer readable.
-    func drain() {
+    package func drain() {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while withUnsafeMutableBytes(of: &bytes, { read(descriptor, $0.baseAddress, $0.count) }) > 0 {}
     }
 
     /// Why the pipe could not be opened, for people.
-    static var openFailure: String { "cannot open a pipe: \(String(cString: strerror(errno)))" }
+    package static var openFailure: String { "cannot open a pipe: \(String(cString: strerror(errno)))" }
 }

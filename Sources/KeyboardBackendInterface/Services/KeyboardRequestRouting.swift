@@ -5,7 +5,7 @@
 package enum KeyboardRequestRouting {
     /// Asks the first running service to show its keyboard; without one, unsupported with the
     /// reason (what each service says, and why the display server cannot).
-    static func show(
+    package static func show(
         backend: any KeyboardBackend, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {
         guard let service = backend.services.first(where: { $0.state.isRunning }) else {
@@ -17,7 +17,7 @@ package enum KeyboardRequestRouting {
     /// Asks `keyboards` (the visible ones; empty when none is seen) to hide: each through its own
     /// running service, the rest the display server's way; with none visible, every running
     /// service. `completion` is called once, with the first failure or success.
-    static func hide(
+    package static func hide(
         _ keyboards: [KeyboardIdentity], backend: any KeyboardBackend,
         completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {

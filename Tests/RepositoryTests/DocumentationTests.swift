@@ -93,6 +93,29 @@ extension DocumentationTests {
     /// Whether a Swift block is a package manifest (checked by loading it, not by compiling it here).
     static func isManifest(_ block: [String]) -> Bool { block.first?.hasPrefix("// swift-tools-version") == true }
 
+    @Test("every QML example of the README and docs/ is lines of the Qt example's Main.qml, in order")
+    func qmlExamplesRun() throws {
+        // Main.qml is built and run with a real keyboard (QtExampleTests); an example may leave
+        // lines out of it, never change or reorder them.
+        let main = Self.lines(
+            try String(contentsOf: Self.root.appendingPathComponent("Examples/qt/Main.qml"), encoding: .utf8)[...])
+        var examples = 0
+        for document in Self.documents() {
+            let text = try String(contentsOf: document, encoding: .utf8)
+            for match in text.matches(of: /```qml\n([\s\S]*?)```/) {
+                examples += 1
+                var rest = main[...]
+                let missing = Self.lines(match.output.1).first { line in
+                    guard let found = rest.firstIndex(of: line) else { return true }
+                    rest = rest[(found + 1)...]
+                    return false
+                }
+                #expect(missing == nil, "\(Self.relativePath(document)): not in Main.qml as written: \(missing ?? "")")
+            }
+        }
+        #expect(examples >= 1)
+    }
+
     @Test("every Swift example of the README and docs/ stands word for word in compiled code")
     func readmeExamplesCompiled() throws {
         // The README examples, and the GLib example: its block is compiled and run there (kbglib,

@@ -55,9 +55,12 @@ QPointF KeyboardAdapter::mapToScreen(const QPointF &point) const {
         return screen + (global - screen) * window->devicePixelRatio();
     }
     // On Wayland a window does not know where it is: it is taken to fill its screen from the
-    // top-left corner, as a maximized or tiled chat window does (on a phone, always). The
-    // compositor's coordinates, the service's, are Qt's logical ones there.
-    return screen + point;
+    // top-left corner, as a maximized or tiled chat window does (on a phone, always). Qt's own
+    // window decoration, where it draws one, is part of that window, above and beside the
+    // content (its frame margins). The compositor's coordinates, the service's, are Qt's logical
+    // ones there.
+    const QMargins decoration = window->frameMargins();
+    return screen + QPointF(decoration.left(), decoration.top()) + point;
 }
 
 void KeyboardAdapter::update() {

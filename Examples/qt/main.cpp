@@ -26,8 +26,9 @@
  * Where the window is: on X11 the X server says; --position places it (with no window manager,
  * exactly there). On Wayland a window does not know where it is, so the adapter takes its
  * top-left corner to be its screen's, as for a maximized or tiled chat window (on a phone,
- * always), and kbchat shows it maximized; a window placed elsewhere would have its bar misplaced
- * by as much.
+ * always), and kbchat shows it maximized; Qt's own decoration, where it draws one, is allowed
+ * for (the window's frame margins). A window placed elsewhere would have its bar misplaced by as
+ * much.
  *
  * It prints `window 0x...` (its X window id, on X11) at start, `subscribed`, `EVENT NAME` for
  * each event (`willShow xvkbd`), `visible NAME` for each keyboard GetState lists, `service gone`,

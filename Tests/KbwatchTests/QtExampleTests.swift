@@ -127,6 +127,72 @@ struct QtExampleTests {
         try world.followsSqueekboard(app)
     }
 
+    @Test(
+        "KWin 6 with maliit-keyboard (Debian 13): the keyboard over the window, the bar ends on its top edge, survives the service's restart, drops back on hide",
+        arguments: [Stack.debian13])
+    func kwin(stack: Stack) throws {
+        guard try Programs.ready(["dbus-send"]), try Userland.ready(stack, KWinTests.sessionPrograms),
+            let program = try Self.program()
+        else { return }
+        // A maximized window with no title bar fills the output, as a chat screen on a phone does.
+        let kwin = try HeadlessKWin(stack: stack, borderlessMaximized: true)
+        defer { kwin.stop() }
+        let servicePID = {
+            let reply = try kwin.run([
+                "dbus-send", "--bus=\(kwin.busAddress)", "--print-reply", "--dest=org.freedesktop.DBus",
+                "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
+                "string:\(ExampleBar.service)",
+            ])
+            return reply.status == 0
+                ? reply.output.split(separator: " ").last.flatMap {
+                    Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                } : nil
+        }
+        // The session service, started as the session's user (this bus activates nothing).
+        var service = try kwin.watch(["--serve"])
+        defer { service.stop() }
+        try Wait.require("the service's name on the bus", timeout: 15) { (try? servicePID()) != nil }
+        // Undecorated, as on Plasma Mobile: Qt's own decoration would put a 3 px border below the
+        // content (which the app allows for: its bar then ends 3 px above the output's edge).
+        let app = try kwin.launch(
+            program, variables: ["QT_QPA_PLATFORM=wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION=1"])
+        defer { print("kbchat on KWin said:\n\(app.log)") }
+        try Wait.require("the app to subscribe and fill the output; it said:\n\(app.log)", timeout: 30) {
+            app.log.contains("\nsubscribed\n") && ExampleBar.barBottoms(app.log).last == 800 || !app.isRunning
+        }
+        let first = try #require(try servicePID(), "the service runs")
+
+        // KWin lays the keyboard over the window: the bar is lifted by the part it covers.
+        try kwin.forceActivate()
+        try kwin.waitForVisible(true)
+        var top = 0
+        try Wait.require("maliit's rectangle; KWin said:\n\(kwin.kwin.log.suffix(2000))", timeout: 10) {
+            guard let rectangle = kwin.maliitRectangle?.split(separator: " ").compactMap({ Int($0) }),
+                rectangle.count == 4
+            else { return false }
+            top = rectangle[1]
+            return ExampleBar.barBottoms(app.log).last == top
+        }
+        try ExampleBar.expectBar(app, at: top, "maliit shown")
+        #expect(app.log.contains("\nwillShow KWin virtual keyboard\n"), "\(app.log)")
+
+        // Killed, and another started at once, as a user unit's restart does.
+        kill(first, SIGKILL)
+        service = try kwin.watch(["--serve"])
+        try Wait.require("the app to subscribe again; it said:\n\(app.log)", timeout: 30) {
+            app.log.components(separatedBy: "\nsubscribed\n").count == 3 || !app.isRunning
+        }
+        #expect(app.log.contains("\nservice gone\n"))
+        try ExampleBar.expectBar(app, at: top, "maliit, from the new service")
+        #expect(try servicePID() != first, "a new service")
+
+        try kwin.deactivate()
+        try kwin.waitForVisible(false)
+        try ExampleBar.expectBar(app, at: 800, "maliit hidden")
+        app.signal(SIGTERM)
+        #expect(app.waitForExit(timeout: 10) == 0, "the app ends cleanly on SIGTERM")
+    }
+
     @Test("bad options: exit 2 with the usage; --help: exit 0")
     func options() throws {
         guard let program = try Self.program() else { return }

@@ -26,7 +26,9 @@ public final class HeadlessKWin: @unchecked Sendable {
     private var apps: [ChildProcess] = []
 
     /// Starts the bus and KWin from `stack`, and waits until KWin's virtual keyboard is available.
-    public init(stack: Stack = .debian12, timeout: Double = 30) throws {
+    /// With `borderlessMaximized`, KWin draws no title bar on a maximized window (as on a phone),
+    /// so such a window's content fills the output.
+    public init(stack: Stack = .debian12, borderlessMaximized: Bool = false, timeout: Double = 30) throws {
         self.stack = stack
         user = try TestUser.ensure()
         runtime = try RuntimeDirectory(owner: user, prefix: "kbadapter-kwin")
@@ -35,7 +37,8 @@ public final class HeadlessKWin: @unchecked Sendable {
         let config = runtime.home + "/.config"
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         try
-            "[Wayland]\nInputMethod=/usr/share/applications/\(Self.inputMethod(on: stack))\nVirtualKeyboardEnabled=true\n"
+            ("[Wayland]\nInputMethod=/usr/share/applications/\(Self.inputMethod(on: stack))\nVirtualKeyboardEnabled=true\n"
+            + (borderlessMaximized ? "[Windows]\nBorderlessMaximizedWindows=true\n" : ""))
             .write(toFile: config + "/kwinrc", atomically: true, encoding: .utf8)
         chown(config, user.uid, user.gid)
         chown(config + "/kwinrc", user.uid, user.gid)
@@ -136,6 +139,25 @@ public final class HeadlessKWin: @unchecked Sendable {
     public func run(_ command: [String], timeout: Double = 30) throws -> (status: Int32, output: String) {
         let (program, arguments) = TestUser.command(["/usr/bin/env", "-i"] + environment + command, as: user)
         return try Programs.run(program, arguments, timeout: timeout)
+    }
+
+    /// The copy of kbwatch the session's user can reach.
+    public var kbwatchPath: String { kbwatchCopy }
+
+    /// Starts `program` (a host program, copied where the session's user can reach it) with
+    /// `arguments` and `variables` as the session's user, in the session's environment; ended
+    /// with the session.
+    public func launch(_ program: String, _ arguments: [String] = [], variables: [String] = []) throws -> ChildProcess {
+        let copy = runtime.path + "/bin/" + URL(fileURLWithPath: program).lastPathComponent
+        if !FileManager.default.fileExists(atPath: copy) {
+            try FileManager.default.copyItem(atPath: program, toPath: copy)
+        }
+        chmod(copy, 0o755)
+        let (command, commandArguments) = TestUser.command(
+            ["/usr/bin/env", "-i"] + environment + variables + [copy] + arguments, as: user)
+        let app = try ChildProcess(command, commandArguments, directory: runtime.path)
+        apps.append(app)
+        return app
     }
 
     /// Runs kbwatch (a copy the user can reach) with `arguments` as the session's user; with

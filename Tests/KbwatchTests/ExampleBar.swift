@@ -13,6 +13,21 @@ enum ExampleBar {
     /// The session service's bus name.
     static let service = "org.keyboardadapter.Watcher"
 
+    /// How many of the lines `app` printed so far are `line` (the first line too).
+    static func times(_ app: ChildProcess, said line: String) -> Int {
+        app.log.split(separator: "\n", omittingEmptySubsequences: false).count { $0 == line }
+    }
+
+    /// Whether `app` has printed `line`.
+    static func said(_ app: ChildProcess, _ line: String) -> Bool { times(app, said: line) > 0 }
+
+    /// What `app` printed after the last `line`, or all of it before any.
+    static func printed(_ app: ChildProcess, since line: String) -> String {
+        let lines = app.log.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let last = lines.lastIndex(where: { $0 == line }) else { return app.log }
+        return lines[(last + 1)...].joined(separator: "\n")
+    }
+
     /// The bar bottoms an example has printed so far (`bar bottom Y inset N` lines).
     static func barBottoms(_ log: String) -> [Int] {
         log.split(separator: "\n").compactMap { line in
@@ -130,7 +145,7 @@ enum ExampleBar {
         defer { print("the app on \(world.session.display) said:\n\(app.log)") }
         let (bottom, pixels) = try measure(app)
         try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
-            app.log.contains("\nsubscribed\n") || !app.isRunning
+            said(app, "subscribed") || !app.isRunning
         }
         let first = try #require(try world.servicePID(), "the app's Subscribe started the service")
         let program = try? String(contentsOfFile: "/proc/\(first)/comm", encoding: .utf8)
@@ -141,12 +156,12 @@ enum ExampleBar {
             let reports = barBottoms(app.log).count
             kill(first, SIGKILL)
             try Wait.require("the app to subscribe again; it said:\n\(app.log)", timeout: 30) {
-                app.log.components(separatedBy: "\nsubscribed\n").count == 3 || !app.isRunning
+                times(app, said: "subscribed") == 2 || !app.isRunning
             }
             try expectBar(app, at: top, "xvkbd, from the new service", pixels: pixels)
             let since = Array(barBottoms(app.log).dropFirst(reports))
             #expect(since.first == bottom, "the keyboards forgotten while no service ran: \(since)")
-            #expect(app.log.contains("\nservice gone\n"))
+            #expect(said(app, "service gone"))
             let second = try #require(try world.servicePID())
             #expect(second != first, "a new service")
         }

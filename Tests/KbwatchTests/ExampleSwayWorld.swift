@@ -117,9 +117,9 @@ final class ExampleSwayWorld {
         let top = try setVisible(true)
         try ExampleBar.expectBar(app, at: top, "squeekboard shown", pixels: pixels)
         try Wait.require("didShow; the app said:\n\(app.log)", timeout: 10) {
-            app.log.contains("\ndidShow squeekboard\n")
+            ExampleBar.said(app, "didShow squeekboard")
         }
-        #expect(app.log.contains("\nwillShow squeekboard\n"))
+        #expect(ExampleBar.said(app, "willShow squeekboard"))
 
         try sway.message(["output", "HEADLESS-1", "mode", "1024x800"])
         var moved = top
@@ -132,14 +132,14 @@ final class ExampleSwayWorld {
 
         kill(first, SIGKILL)
         try Wait.require("the app to subscribe again; it said:\n\(app.log)", timeout: 30) {
-            app.log.components(separatedBy: "\nsubscribed\n").count == 3 || !app.isRunning
+            ExampleBar.times(app, said: "subscribed") == 2 || !app.isRunning
         }
-        #expect(app.log.contains("\nservice gone\n"))
+        #expect(ExampleBar.said(app, "service gone"))
         // The new service names squeekboard in its state, or, when it learns of it only after
         // answering (squeekboard's own service read in the meantime), in a show.
         try Wait.require("the new service to name squeekboard; the app said:\n\(app.log)", timeout: 10) {
-            let since = app.log.components(separatedBy: "\nsubscribed\n").last ?? ""
-            return since.contains("visible squeekboard\n") || since.contains("didShow squeekboard\n")
+            let since = ExampleBar.printed(app, since: "subscribed")
+            return since.contains("visible squeekboard") || since.contains("didShow squeekboard")
         }
         let second = try #require(try servicePID())
         #expect(second != first, "a new service")
@@ -147,7 +147,7 @@ final class ExampleSwayWorld {
 
         try setVisible(false)
         try ExampleBar.expectBar(app, at: Self.outputHeight, "squeekboard hidden", pixels: narrow)
-        #expect(app.log.contains("\nwillHide squeekboard\n") && app.log.contains("\ndidHide squeekboard\n"))
+        #expect(ExampleBar.said(app, "willHide squeekboard") && ExampleBar.said(app, "didHide squeekboard"))
 
         app.signal(SIGTERM)
         #expect(app.waitForExit(timeout: 10) == 0, "the app ends cleanly on SIGTERM")

@@ -82,7 +82,7 @@ struct GTK4ExampleTests {
             environment: world.environment.merging(["GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"]) { $1 })
         defer { print("chat on \(world.session.display) said:\n\(app.log)") }
         try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
-            app.log.contains("\nsubscribed\n") || !app.isRunning
+            ExampleBar.said(app, "subscribed") || !app.isRunning
         }
         let content = try Self.content(app)
         try ExampleBar.expectBar(app, at: content.maxY, "the window alone")
@@ -110,7 +110,7 @@ struct GTK4ExampleTests {
 
         try Self.drag(client, grabber, column: column, from: content.y + 150, over: frame.y, to: frame.y + 40)
         try Wait.require("dismissal: back; the app said:\n\(app.log)", timeout: 10) {
-            app.log.contains("\ndismissal: back\n")
+            ExampleBar.said(app, "dismissal: back")
         }
         try ExampleBar.expectBar(app, at: frame.y, "after an early release", pixels: pixels)
         #expect(!iconified(), "xvkbd stays up after an early release")
@@ -119,7 +119,7 @@ struct GTK4ExampleTests {
         try Self.drag(
             client, grabber, column: column, from: content.y + 150, over: frame.y, to: frame.y + travel * 3 / 4)
         try Wait.require("dismissal: hide; the app said:\n\(app.log)", timeout: 10) {
-            app.log.contains("\ndismissal: hide\n")
+            ExampleBar.said(app, "dismissal: hide")
         }
         try Wait.require("xvkbd to be iconified after the release past half", timeout: 10) { iconified() }
         try ExampleBar.expectBar(app, at: content.maxY, "xvkbd dismissed by the drag", pixels: pixels)
@@ -169,7 +169,7 @@ struct GTK4ExampleTests {
             ], asTestUser: false)
         defer { print("chat on sway said:\n\(app.log)") }
         try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
-            app.log.contains("\nsubscribed\n") || !app.isRunning
+            ExampleBar.said(app, "subscribed") || !app.isRunning
         }
         // Tiled, it fills the output once sway has given it its size.
         let full = Rect(x: 0, y: 0, width: 1280, height: ExampleSwayWorld.outputHeight)

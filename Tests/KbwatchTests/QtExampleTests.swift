@@ -121,7 +121,7 @@ struct QtExampleTests {
             asTestUser: false)
         defer { print("kbchat on sway said:\n\(app.log)") }
         try Wait.require("the app to subscribe and fill the output; it said:\n\(app.log)", timeout: 30) {
-            app.log.contains("\nsubscribed\n") && ExampleBar.barBottoms(app.log).last == ExampleSwayWorld.outputHeight
+            ExampleBar.said(app, "subscribed") && ExampleBar.barBottoms(app.log).last == ExampleSwayWorld.outputHeight
                 || !app.isRunning
         }
         try world.followsSqueekboard(app)
@@ -158,7 +158,7 @@ struct QtExampleTests {
             program, variables: ["QT_QPA_PLATFORM=wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION=1"])
         defer { print("kbchat on KWin said:\n\(app.log)") }
         try Wait.require("the app to subscribe and fill the output; it said:\n\(app.log)", timeout: 30) {
-            app.log.contains("\nsubscribed\n") && ExampleBar.barBottoms(app.log).last == 800 || !app.isRunning
+            ExampleBar.said(app, "subscribed") && ExampleBar.barBottoms(app.log).last == 800 || !app.isRunning
         }
         let first = try #require(try servicePID(), "the service runs")
 
@@ -174,15 +174,15 @@ struct QtExampleTests {
             return ExampleBar.barBottoms(app.log).last == top
         }
         try ExampleBar.expectBar(app, at: top, "maliit shown")
-        #expect(app.log.contains("\nwillShow KWin virtual keyboard\n"), "\(app.log)")
+        #expect(ExampleBar.said(app, "willShow KWin virtual keyboard"), "\(app.log)")
 
         // Killed, and another started at once, as a user unit's restart does.
         kill(first, SIGKILL)
         service = try kwin.watch(["--serve"])
         try Wait.require("the app to subscribe again; it said:\n\(app.log)", timeout: 30) {
-            app.log.components(separatedBy: "\nsubscribed\n").count == 3 || !app.isRunning
+            ExampleBar.times(app, said: "subscribed") == 2 || !app.isRunning
         }
-        #expect(app.log.contains("\nservice gone\n"))
+        #expect(ExampleBar.said(app, "service gone"))
         try ExampleBar.expectBar(app, at: top, "maliit, from the new service")
         #expect(try servicePID() != first, "a new service")
 

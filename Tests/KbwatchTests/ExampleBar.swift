@@ -59,13 +59,7 @@ enum ExampleBar {
 
         /// The pid of the service's process, from the bus; nil while nobody owns the name.
         func servicePID() throws -> Int32? {
-            guard try bus.hasOwner(ExampleBar.service) else { return nil }
-            let reply = try bus.call(
-                "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID",
-                ["string:\(ExampleBar.service)"])
-            return reply.split(separator: " ").last.flatMap {
-                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
-            }
+            try bus.hasOwner(ExampleBar.service) ? bus.pid(of: ExampleBar.service) : nil
         }
 
         func stop() {

@@ -17,9 +17,11 @@
 //    same moves at once; user and system time per move of each, and kbwatch's resident memory
 //    before and after the moves.
 // 5. `kbwatch --state --backend x11`: wall time of repeated runs, next to `xwininfo -root -children`.
+// 6. Instructions per keyboard move of `kbwatch --json` and of x11bare, both under callgrind
+//    watching the same moves (when valgrind is installed).
 //
 // Environment: KBWATCHBENCH_MOVES (default 500), KBWATCHBENCH_CPU_MOVES (1000),
-// KBWATCHBENCH_STATE_RUNS (30), KBWATCHBENCH_IDLE_SECONDS (10).
+// KBWATCHBENCH_STATE_RUNS (30), KBWATCHBENCH_IDLE_SECONDS (10), KBWATCHBENCH_COUNTED_MOVES (200).
 
 import Foundation
 import KeyboardAdapterCore
@@ -48,6 +50,7 @@ func main() throws {
     let cpuMoves = setting("KBWATCHBENCH_CPU_MOVES", 1000)
     let stateRuns = setting("KBWATCHBENCH_STATE_RUNS", 30)
     let idleSeconds = setting("KBWATCHBENCH_IDLE_SECONDS", 10)
+    let countedMoves = setting("KBWATCHBENCH_COUNTED_MOVES", 200)
     guard try Programs.ready(["Xvfb", "xvkbd", "xev", "stdbuf", "xwininfo"]) else { exit(2) }
 
     let session = try X11Session()
@@ -114,6 +117,10 @@ func main() throws {
     let cpu = try CPUPerEvent.measure(
         display: session.display, window: window, environment: session.environment, count: cpuMoves)
 
+    // 6 (before 5, with nothing else running): instructions per move.
+    let instructions = try InstructionsPerMove.measure(
+        display: session.display, window: window, environment: session.environment, count: countedMoves)
+
     // 5: --state, alternating with the floor.
     var environment = ProcessInfo.processInfo.environment
     for (key, value) in session.environment { environment[key] = value }
@@ -145,6 +152,8 @@ func main() throws {
     print(column("  xev -root (C Xlib process, floor)") + (xevIdle?.cpuDescription ?? "gone"))
     print("")
     cpu.rows().forEach { print($0) }
+    print("")
+    instructions.rows().forEach { print($0) }
     print("")
     print(
         "resident memory, VmRSS (target for kbwatch: <= 10 MB; flat: within 0.2 MB over the moves, "

@@ -66,10 +66,14 @@ extension EventWriter {
 package final class LineBuffer: @unchecked Sendable {
     // @unchecked: kbwatch makes it before the manager's run (and its loop) exists and then writes
     // it from that loop's immediate callbacks only, one run at a time, so no loop can bind it.
+    // The buffer's fields are not checked for exclusive access at run time: one thread writes
+    // them, a line at a time, and the check would cost two runtime calls per field per line.
     /// The text written so far.
-    package var text = JSONText(capacity: 1024)
+    @exclusivity(unchecked) package var text = JSONText(capacity: 1024)
     /// The date and time of the last second a line was stamped with.
-    package var second = Timestamp.SecondCache()
+    @exclusivity(unchecked) package var second = Timestamp.SecondCache()
+    /// The JSON of the parts of the last line that seldom change, for the next line.
+    @exclusivity(unchecked) package var fragments = JSONFragments(kept: true)
 
     /// An empty buffer.
     package init() {}
@@ -179,7 +183,7 @@ package struct JSONWriter: EventWriter {
 
     /// One object per event and its newline, written straight into `line`.
     package func write(_ update: KeyboardUpdate, into line: LineBuffer) {
-        fields(update, event: update.event.rawValue, into: &line.text, second: &line.second)
+        fields(update, event: update.event.rawValue, into: &line.text, second: &line.second, fragments: &line.fragments)
         line.text.raw("}\n")
     }
 
@@ -189,47 +193,46 @@ package struct JSONWriter: EventWriter {
     /// unchanged.
     private func fields(_ update: KeyboardUpdate, event: String, into out: inout JSONText) {
         var second = Timestamp.SecondCache()
-        fields(update, event: event, into: &out, second: &second)
+        var fragments = JSONFragments(kept: false)
+        fields(update, event: event, into: &out, second: &second, fragments: &fragments)
     }
 
     private func fields(
-        _ update: KeyboardUpdate, event: String, into out: inout JSONText, second: inout Timestamp.SecondCache
+        _ update: KeyboardUpdate, event: String, into out: inout JSONText, second: inout Timestamp.SecondCache,
+        fragments: inout JSONFragments
     ) {
         let known = update.hasKnownFrame
         out.raw("{\"schema\":")
         out.int(Self.schema)
         out.raw(",\"event\":")
-        out.string(event)
+        out.plain(event)
         out.raw(",\"time\":")
         Timestamp.appendISO(update.timestamp, to: &out, cache: &second)
-        out.raw(",\"backend\":")
-        out.string(update.backend)
-        out.raw(",\"keyboard\":")
-        out.keyboard(update.keyboard)
-        out.raw(",\"output\":")
-        out.output(update.output)
-        out.raw(",\"beginFrame\":")
-        if known { out.rect(update.beginFrame) } else { out.null() }
-        out.raw(",\"endFrame\":")
-        if known { out.rect(update.endFrame) } else { out.null() }
-        out.raw(",\"visible\":")
-        out.bool(update.isVisible)
-        out.raw(",\"docked\":")
-        out.bool(update.isDocked)
-        out.raw(",\"local\":")
-        out.bool(update.isLocal)
-        out.raw(",\"animationDuration\":")
+        fragments.head(backend: update.backend, keyboard: update.keyboard, output: update.output, into: &out)
+        if known {
+            out.raw(",\"beginFrame\":")
+            out.rect(update.beginFrame)
+            out.raw(",\"endFrame\":")
+            out.rect(update.endFrame)
+        } else {
+            out.raw(",\"beginFrame\":null,\"endFrame\":null")
+        }
+        out.raw(update.isVisible ? ",\"visible\":true" : ",\"visible\":false")
+        out.raw(update.isDocked ? ",\"docked\":true" : ",\"docked\":false")
+        switch update.isLocal {
+        case true?: out.raw(",\"local\":true,\"animationDuration\":")
+        case false?: out.raw(",\"local\":false,\"animationDuration\":")
+        case nil: out.raw(",\"local\":null,\"animationDuration\":")
+        }
         out.number((update.animationDuration * 1000).rounded() / 1000)
         out.raw(",\"animationCurve\":")
-        out.string(update.animationCurve.rawValue)
-        out.raw(",\"layout\":")
-        out.layout(update.layout)
+        out.plain(update.animationCurve.rawValue)
+        fragments.layout(update.layout, into: &out)
         out.raw(",\"geometry\":")
-        out.string(update.geometry.rawValue)
-        out.raw(",\"endFramePredicted\":")
-        out.bool(update.isEndFramePredicted)
+        out.plain(update.geometry.rawValue)
+        out.raw(update.isEndFramePredicted ? ",\"endFramePredicted\":true" : ",\"endFramePredicted\":false")
         out.raw(",\"timing\":")
-        out.string(update.timing.rawValue)
+        out.plain(update.timing.rawValue)
     }
 
     /// The same object as an event, `event` `progress`, `endFrame` the current frame,
@@ -430,5 +433,52 @@ extension KeyboardServiceState {
         case .notRunning: ("notRunning", problem)
         case .running: ("running", problem)
         }
+    }
+}
+
+/// The JSON of the parts of a line that seldom change from one line to the next (the backend, the
+/// keyboard and its output; the layout), kept from the last line when `kept`: a line for the same
+/// keyboard on the same output copies them instead of writing them again, byte for byte the same.
+package struct JSONFragments: Sendable {
+    private struct Head: Sendable {
+        var backend: String
+        var keyboard: KeyboardIdentity
+        var output: Output?
+    }
+    private let kept: Bool
+    private var head: Head?
+    private var headBytes: [UInt8] = []
+    private var layout: InputLayout??
+    private var layoutBytes: [UInt8] = []
+
+    /// Fragments kept from line to line when `kept`, written afresh every time otherwise.
+    package init(kept: Bool) { self.kept = kept }
+
+    /// `,"backend":…,"keyboard":{…},"output":{…}`.
+    mutating func head(backend: String, keyboard: KeyboardIdentity, output: Output?, into out: inout JSONText) {
+        if let head, head.backend == backend, head.keyboard == keyboard, head.output == output {
+            return headBytes.withUnsafeBufferPointer { out.raw($0) }
+        }
+        let start = out.count
+        out.raw(",\"backend\":")
+        out.string(backend)
+        out.raw(",\"keyboard\":")
+        out.keyboard(keyboard)
+        out.raw(",\"output\":")
+        out.output(output)
+        guard kept else { return }
+        head = Head(backend: backend, keyboard: keyboard, output: output)
+        headBytes = out.bytes(from: start)
+    }
+
+    /// `,"layout":{…}` or `,"layout":null`.
+    mutating func layout(_ layout: InputLayout?, into out: inout JSONText) {
+        if let last = self.layout, last == layout { return layoutBytes.withUnsafeBufferPointer { out.raw($0) } }
+        let start = out.count
+        out.raw(",\"layout\":")
+        out.layout(layout)
+        guard kept else { return }
+        self.layout = .some(layout)
+        layoutBytes = out.bytes(from: start)
     }
 }

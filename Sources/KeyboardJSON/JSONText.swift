@@ -91,8 +91,26 @@ package struct JSONText: ~Copyable {
     }
 
     private mutating func unsigned(_ value: UInt) {
-        var digits = 1
-        var power: UInt = 10
+        // Most numbers in a line are coordinates and sizes: below 10 000, written without a loop.
+        if value < 10 {
+            return raw(byte: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+        }
+        if value < 10_000 {
+            let digits = value < 100 ? 2 : value < 1000 ? 3 : 4
+            let out = room(digits)
+            var rest = value
+            var index = digits
+            repeat {
+                index -= 1
+                let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 10)
+                out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
+                rest = quotient
+            } while index > 0
+            count += digits
+            return
+        }
+        var digits = 5
+        var power: UInt = 100_000
         while digits < 20, value >= power {
             digits += 1
             power = power &* 10
@@ -108,8 +126,6 @@ package struct JSONText: ~Copyable {
         count += digits
     }
 
-    /// Appends an integer padded with zeros in front to `width` characters, as
-    /// `String(repeating: "0", count: width - text.count) + text` pads `String(value)`: `7` → `07`.
     package mutating func zeroPadded(_ value: Int, width: Int) {
         var characters = value < 0 ? 2 : 1
         var rest = value.magnitude
@@ -143,15 +159,36 @@ package struct JSONText: ~Copyable {
         // Printable ASCII other than the quote and the backslash goes as it is, in one copy.
         let plain =
             text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-                for byte in utf8 where byte < 0x20 || byte >= 0x7F || byte == 0x22 || byte == 0x5C { return false }
-                raw(utf8)
+                guard let base = utf8.baseAddress else { return true }
+                var index = 0
+                while index < utf8.count {
+                    // One comparison finds the bytes below 0x20 and from 0x7F on.
+                    let byte = base[index]
+                    if byte &- 0x20 >= 0x5F || byte == 0x22 || byte == 0x5C { return false }
+                    index += 1
+                }
+                raw(UnsafeBufferPointer(start: base, count: utf8.count))
                 return true
             } ?? false
         if !plain { escaped(text) }
         raw(byte: UInt8(ascii: "\""))
     }
 
-    /// Appends `text` or `null`.
+    /// A string known to need no escaping (an enumeration's raw value: printable ASCII, neither
+    /// the quote nor the backslash), quoted, without looking at its bytes.
+    package mutating func plain(_ text: String) {
+        assert(text.utf8.allSatisfy { $0 &- 0x20 < 0x5F && $0 != 0x22 && $0 != 0x5C }, "not plain: \(text)")
+        raw(byte: UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { raw($0) }
+        raw(byte: UInt8(ascii: "\""))
+    }
+
+    /// The bytes written from offset `start` on, as an array.
+    package func bytes(from start: Int) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: self.start + start, count: count - start))
+    }
+
     package mutating func string(_ text: String?) {
         if let text { string(text) } else { null() }
     }

@@ -8,21 +8,24 @@ final class WindowModel<Server: WindowServer> {
     private let rules: KeyboardRules
     private let deliver: (KeyboardObservation) -> Void
     private let appIdentity: () -> AppIdentity
-    private var ownership = FocusOwnership()
+    // The `@exclusivity(unchecked)` fields are touched on the loop's thread only and never in
+    // overlapping accesses: a run-time check would cost two runtime calls on every access, on
+    // every event.
+    @exclusivity(unchecked) private var ownership = FocusOwnership()
     /// The followed windows.
-    private(set) var tree: WindowTree<Server>
+    @exclusivity(unchecked) private(set) var tree: WindowTree<Server>
     /// What was delivered, and what changed since.
-    private var batch = ObservationBatch()
+    @exclusivity(unchecked) private var batch = ObservationBatch()
     /// The list the marked windows are taken into at a flush, kept with its room between flushes.
-    private var dirtyWindows: [WindowID] = []
+    @exclusivity(unchecked) private var dirtyWindows: [WindowID] = []
     /// The whole screen (the root window), which struts are relative to.
-    private(set) var screen: Rect
+    @exclusivity(unchecked) private(set) var screen: Rect
     /// The monitors a keyboard can be on.
-    private(set) var monitors: MonitorLayout
+    @exclusivity(unchecked) private(set) var monitors: MonitorLayout
     /// The active input layout, carried on every shown keyboard's observation; nil without XKB.
-    private var layouts: (any InputLayoutSource)?
+    @exclusivity(unchecked) private var layouts: (any InputLayoutSource)?
     /// A group switch or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
-    private var layoutPending = false
+    @exclusivity(unchecked) private var layoutPending = false
     /// Properties that decide whether a window is a keyboard.
     private let describingAtoms: [AtomID]
     /// Properties that only matter for keyboards.

@@ -63,6 +63,9 @@ final class DeliveryBacklog: Sendable {
     private let delay: Double
     private let report: @Sendable (String) -> Void
     private let counts = Mutex<[Target: Count]>([:])
+    /// Calls handed out and not yet made, over every target: the loop asks for the next warning
+    /// before every wait, and with nothing waiting (almost always) the answer needs no lock.
+    private let waiting = Atomic<Int>(0)
 
     init(delay: Double, report: @escaping @Sendable (String) -> Void) {
         self.delay = delay
@@ -78,6 +81,7 @@ final class DeliveryBacklog: Sendable {
             if entry.waiting == 0 { entry.since = now }
             entry.waiting += count
             counts[target] = entry
+            waiting.store(Self.total(counts), ordering: .relaxed)
             return Self.takeOverdue(now: now, delay: delay, in: &counts)
         }
         tell(overdue)
@@ -87,12 +91,15 @@ final class DeliveryBacklog: Sendable {
         guard count > 0 else { return }
         counts.withLock { counts in
             counts[target, default: Count()].waiting = max(0, counts[target, default: Count()].waiting - count)
+            waiting.store(Self.total(counts), ordering: .relaxed)
         }
     }
 
     /// When the next warning is due, on the monotonic clock; nil while nothing waits unwarned.
     var nextWarning: Double? {
-        counts.withLock { counts in
+        // Calls are handed out by the loop's own deliveries, before it next asks.
+        guard waiting.load(ordering: .relaxed) > 0 else { return nil }
+        return counts.withLock { counts in
             // Asked before every wait: a plain loop, which allocates nothing.
             var earliest: Double?
             for count in counts.values where count.waiting > 0 && !count.warned {
@@ -103,6 +110,10 @@ final class DeliveryBacklog: Sendable {
     }
 
     /// Says once per target that its deliveries have waited `delay` or more by `now`.
+    private static func total(_ counts: [Target: Count]) -> Int {
+        counts.values.reduce(0) { $0 + $1.waiting }
+    }
+
     func warnOverdue(now: Double) {
         tell(counts.withLock { counts in Self.takeOverdue(now: now, delay: delay, in: &counts) })
     }

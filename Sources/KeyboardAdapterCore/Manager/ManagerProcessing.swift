@@ -7,30 +7,32 @@ extension KeyboardManager {
 
     func ingest(_ observation: KeyboardObservation, run: ManagerRun) {
         configuration.recorder?.record(observation)
-        let calls = state.access { state -> PreparedCalls in
-            guard state.run === run else { return PreparedCalls() }
+        var calls = run.takeSpareCalls()
+        state.access { state in
+            guard state.run === run else { return }
             let emissions = state.tracker.ingest(observation)
             run.settleDeadline = state.tracker.nextDeadline
-            return route(emissions, in: &state)
+            route(emissions, in: &state, into: &calls)
         }
         deliver(calls, run: run)
+        run.keepSpare(&calls)
     }
 
-    func settle(to time: Double, run: ManagerRun) {
-        let calls = state.access { state -> PreparedCalls in
-            guard state.run === run else {
+    /// Settles what is due at the tracker's next deadline (exactly then, not at the clock's now:
+    /// the events are the same however late the loop woke, and however fast a recording plays).
+    func settleAtDeadline(run: ManagerRun) {
+        var calls = run.takeSpareCalls()
+        state.access { state in
+            guard state.run === run, let deadline = state.tracker.nextDeadline else {
                 run.settleDeadline = nil
-                return PreparedCalls()
+                return
             }
-            let emissions = state.tracker.advance(to: time)
+            let emissions = state.tracker.advance(to: deadline)
             run.settleDeadline = state.tracker.nextDeadline
-            return route(emissions, in: &state)
+            route(emissions, in: &state, into: &calls)
         }
         deliver(calls, run: run)
-    }
-
-    func nextDeadline(run: ManagerRun) -> Double? {
-        state.access { $0.run === run ? $0.tracker.nextDeadline : nil }
+        run.keepSpare(&calls)
     }
 
     func finish(failure: BackendFailure?, run: ManagerRun) {
@@ -43,7 +45,8 @@ extension KeyboardManager {
                 if let failure, failure.kind != .malformedInput {
                     emissions += state.tracker.hideAll(at: run.loop.clock.now())
                 }
-                var calls = route(emissions, in: &state)
+                var calls = PreparedCalls()
+                route(emissions, in: &state, into: &calls)
                 state.subscribers.routeStop(failure, into: &calls)
                 if state.hasDelegate {
                     calls.mainActor.append(
@@ -68,8 +71,7 @@ extension KeyboardManager {
     }
 
     /// Turns emissions into calls for every listener, updating the per-event visible state.
-    private func route(_ emissions: [TrackerEmission], in state: inout ManagerState) -> PreparedCalls {
-        var calls = PreparedCalls()
+    private func route(_ emissions: [TrackerEmission], in state: inout ManagerState, into calls: inout PreparedCalls) {
         for emission in emissions {
             switch emission {
             case .update(let update):
@@ -92,7 +94,6 @@ extension KeyboardManager {
                 calls.mainActor.append(.init(subscriber: nil, body: { self.callDelegate(emission) }))
             }
         }
-        return calls
     }
 
     /// Makes the calls: immediate ones now, in order, each checked against a cancel made by an

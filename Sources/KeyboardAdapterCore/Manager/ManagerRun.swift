@@ -18,6 +18,8 @@ final class ManagerRun: Sendable {
         /// manager, which it could not do while the backend was in the middle of its start).
         var holding = false
         var held: [HeldObservation] = []
+        /// The calls of the last event, emptied, kept for the next one (see `takeSpareCalls`).
+        var spareCalls: PreparedCalls?
     }
     private let onLoop: LoopBound<OnLoop>
 
@@ -70,6 +72,22 @@ final class ManagerRun: Sendable {
     }
 
     /// What was held during the backend's start, taken out. On the loop's thread.
+    /// Room for an event's calls: the last event's, emptied, so that an event allocates no
+    /// arrays. An event handled inside another's callback (a restart's start) finds none and
+    /// makes its own.
+    func takeSpareCalls() -> PreparedCalls {
+        var spare: PreparedCalls?
+        swap(&spare, &onLoop.value.spareCalls)
+        return spare ?? PreparedCalls()
+    }
+
+    /// Empties an event's calls, once they were made and outside every lock (it may let go of
+    /// the app's last reference to a callback), and keeps the room for the next event.
+    func keepSpare(_ calls: inout PreparedCalls) {
+        calls.removeAll()
+        onLoop.value.spareCalls = calls
+    }
+
     func takeHeld() -> [HeldObservation] {
         defer { onLoop.value.held.removeAll() }
         return onLoop.value.held
@@ -147,14 +165,12 @@ final class SettleSource: LoopSource, Sendable {
     var deadline: Double? { run.settleDeadline }
 
     func deadlineReached() {
-        guard let manager = manager.value, let deadline = manager.nextDeadline(run: run) else {
+        guard let manager = manager.value else {
             run.settleDeadline = nil
             return
         }
-        // Exactly the deadline, not the clock's now: the events are the same however late the
-        // loop woke, and however fast a recording plays. Settling leaves the next deadline in
-        // the run.
-        manager.settle(to: deadline, run: run)
+        // Settling leaves the next deadline in the run.
+        manager.settleAtDeadline(run: run)
     }
 }
 

@@ -40,14 +40,15 @@ struct PairingFilter: Sendable {
     }
 }
 
-/// Closures ready to be called, grouped by where they run. Built under the manager's lock,
-/// called outside it (a callback may call back into the manager).
+/// Calls ready to be made, grouped by where they run. Built under the manager's lock, made
+/// outside it (a callback may call back into the manager).
 struct PreparedCalls: Sendable {
     /// A call and the subscriber it belongs to (checked again right before the call).
     struct Call<Body: Sendable>: Sendable {
         var subscriber: Int?
         var body: Body
     }
+    /// Calls made on the loop's thread, in order, as soon as the lock is released.
     var immediate: [Call<@Sendable () -> Void>] = []
     var mainActor: [Call<@MainActor @Sendable () -> Void>] = []
     var queued: [(queue: DispatchQueue, calls: [Call<@Sendable () -> Void>])] = []
@@ -57,6 +58,16 @@ struct PreparedCalls: Sendable {
 
     var isEmpty: Bool {
         immediate.isEmpty && mainActor.isEmpty && queued.isEmpty && descriptor.isEmpty && drains.isEmpty
+    }
+
+    /// Lets go of every call and keeps the room, for the next event. Called with no lock held:
+    /// what it lets go of may be the app's last reference to a callback.
+    mutating func removeAll() {
+        immediate.removeAll(keepingCapacity: true)
+        if !mainActor.isEmpty { mainActor.removeAll() }
+        if !queued.isEmpty { queued.removeAll() }
+        if !descriptor.isEmpty { descriptor.removeAll() }
+        if !drains.isEmpty { drains.removeAll() }
     }
 
     mutating func drain(_ outbox: any Draining) {

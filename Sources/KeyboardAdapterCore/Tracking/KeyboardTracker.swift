@@ -50,7 +50,7 @@ package struct KeyboardTracker: Sendable {
         set { context.appTextInputActive = newValue }
     }
     private var context: TrackerContext
-    private var entries: [String: Entry] = [:]
+    private var entries = EntryTable()
     /// Pending deadlines, earliest first; keys whose entry has since moved on are skipped.
     private var deadlines = DeadlineQueue()
     /// The last measured show and hide of each keyboard, by name (so that it survives the window
@@ -74,18 +74,18 @@ package struct KeyboardTracker: Sendable {
 
     /// The keyboards that are visible (shown and not hiding), ordered by id.
     package var visibleKeyboards: [KeyboardState] {
-        entries.values.filter(\.isVisible).sorted { $0.identity.id < $1.identity.id }.map(\.state)
+        entries.entries.filter(\.isVisible).sorted { $0.identity.id < $1.identity.id }.map(\.state)
     }
 
     /// Feeds one observation: first settles every transition due by its time, then applies it.
     package mutating func ingest(_ observation: KeyboardObservation) -> [TrackerEmission] {
         var out = advance(to: observation.time)
         let id = observation.keyboard.id
-        if let index = entries.index(forKey: id) {
+        if let place = entries.place(of: id) {
             // Changed in place: the entry (its samples, its strings) is not copied out and back.
-            let old = entries.values[index].deadline
-            entries.values[index].apply(observation, tracker: context, into: &out)
-            stored(at: index, id: id, oldDeadline: old)
+            let old = entries[place].deadline
+            entries[place].apply(observation, tracker: context, into: &out)
+            stored(at: place, id: id, oldDeadline: old)
         } else {
             var entry = Entry(identity: observation.keyboard)
             entry.apply(observation, tracker: context, into: &out)
@@ -101,11 +101,11 @@ package struct KeyboardTracker: Sendable {
         var out: [TrackerEmission] = []
         while let next = deadlines.first, next.deadline <= time {
             deadlines.popFirst()
-            guard let index = entries.index(forKey: next.id), entries.values[index].deadline == next.deadline else {
+            guard let place = entries.place(of: next.id), entries[place].deadline == next.deadline else {
                 continue
             }
-            entries.values[index].settle(at: next.deadline, tracker: context, into: &out)
-            stored(at: index, id: next.id, oldDeadline: next.deadline)
+            entries[place].settle(at: next.deadline, tracker: context, into: &out)
+            stored(at: place, id: next.id, oldDeadline: next.deadline)
         }
         timings.apply(to: &out)
         return out
@@ -116,17 +116,17 @@ package struct KeyboardTracker: Sendable {
         // A hidden keyboard with no slide-in under way has nothing to remember: dropping it keeps
         // the table as small as the set of visible keyboards (X11 window ids come and go).
         guard !entry.isForgettable else { return dropStaleDeadlines() }
-        entries[id] = entry
+        entries.insert(entry, id: id)
         if let deadline = entry.deadline { deadlines.insert(DeadlineKey(deadline: deadline, id: id)) }
         dropStaleDeadlines()
     }
 
     /// After the entry at `index` changed in place: drops it when there is nothing left to
     /// remember, and files its deadline if it has a new one.
-    private mutating func stored(at index: [String: Entry].Index, id: String, oldDeadline: Double?) {
-        let deadline = entries.values[index].deadline
-        if entries.values[index].isForgettable {
-            entries.remove(at: index)
+    private mutating func stored(at place: Int, id: String, oldDeadline: Double?) {
+        let deadline = entries[place].deadline
+        if entries[place].isForgettable {
+            entries.remove(at: place, id: id)
         } else if let deadline, deadline != oldDeadline {
             deadlines.insert(DeadlineKey(deadline: deadline, id: id))
         }
@@ -137,7 +137,7 @@ package struct KeyboardTracker: Sendable {
     /// now, so that `nextDeadline` never names a time at which nothing is due.
     private mutating func dropStaleDeadlines() {
         while let first = deadlines.first {
-            if let index = entries.index(forKey: first.id), entries.values[index].deadline == first.deadline { return }
+            if let place = entries.place(of: first.id), entries[place].deadline == first.deadline { return }
             deadlines.popFirst()
         }
     }
@@ -146,11 +146,11 @@ package struct KeyboardTracker: Sendable {
     /// pending, then `willHide` and `didHide` for each keyboard still visible.
     package mutating func hideAll(at time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
-        for id in entries.keys.sorted() {
-            guard let index = entries.index(forKey: id) else { continue }
-            let old = entries.values[index].deadline
-            entries.values[index].vanish(at: time, tracker: context, into: &out)
-            stored(at: index, id: id, oldDeadline: old)
+        for id in entries.ids.sorted() {
+            guard let place = entries.place(of: id) else { continue }
+            let old = entries[place].deadline
+            entries[place].vanish(at: time, tracker: context, into: &out)
+            stored(at: place, id: id, oldDeadline: old)
         }
         timings.apply(to: &out)
         return out

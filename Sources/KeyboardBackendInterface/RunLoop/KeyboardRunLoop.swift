@@ -13,9 +13,10 @@ import Synchronization
 /// scheduling) is reached only through the ``LoopContext`` the loop hands to work on that thread
 /// (a backend's `start`, ``performAndWait(_:)-((LoopContext)->T)``).
 public final class KeyboardRunLoop: @unchecked Sendable {
-    // @unchecked: `sources`, `clock` and `tunings` are only touched on the loop's thread, through
-    // a LoopContext (which checks it), or before the loop starts or after it ended, when no other
-    // thread runs loop code; everything shared is behind `shared` or atomic.
+    // @unchecked: `sources`, `calledThisPass`, `clock` and `tunings` are only touched on the
+    // loop's thread, through a LoopContext (which checks it), or before the loop starts or after
+    // it ended, when no other thread runs loop code; everything shared is behind `shared` or
+    // atomic.
 
     private struct Shared: Sendable {
         var tasks: [@Sendable () -> Void] = []
@@ -34,7 +35,12 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// The loop thread's id (`pthread_t` is an integer on Linux); 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
-    private var sources: [any LoopSource] = []
+    // The `@exclusivity(unchecked)` fields are touched on the loop's thread only and never in
+    // overlapping accesses: a run-time check would cost two runtime calls on every access, on
+    // every event.
+    @exclusivity(unchecked) private var sources: [any LoopSource] = []
+    /// The sources one pass of `fireDeadlines` has called (loop thread only).
+    @exclusivity(unchecked) private var calledThisPass: [ObjectIdentifier] = []
     /// The thread tunings applied so far, by name.
     private var tunings: [String: String] = [:]
 
@@ -228,7 +234,11 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// work per turn, a recording played fast) waits for the next pass, after `poll()`, so that
     /// every descriptor gets its turn in between: a flood on one never starves the others.
     private func fireDeadlines() {
-        var called: [ObjectIdentifier] = []
+        // Kept from pass to pass, emptied: a pass that fires a deadline allocates nothing.
+        var called = calledThisPass
+        calledThisPass = []
+        called.removeAll(keepingCapacity: true)
+        defer { calledThisPass = called }
         while !isStopping {
             let now = clock.now()
             var earliest: (source: any LoopSource, deadline: Double)?

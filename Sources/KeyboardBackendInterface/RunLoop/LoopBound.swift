@@ -26,9 +26,10 @@ public final class LoopBound<Value>: @unchecked Sendable {
 
     /// The value; on the loop's thread only (or while the loop does not run).
     public var value: Value {
-        get {
+        // Read in place: a look at one field copies neither the value nor what it holds.
+        _read {
             check()
-            return stored
+            yield stored
         }
         _modify {
             check()

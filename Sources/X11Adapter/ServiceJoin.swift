@@ -10,14 +10,14 @@ struct ServiceJoinSink: ObservationSink {
     let services: [any KeyboardService]
 
     func deliver(_ observation: KeyboardObservation) {
-        var observation = observation
-        if observation.keyboard.pid == nil,
+        // Copied only when it is changed: an observation is a large value.
+        guard observation.keyboard.pid == nil,
             let service = services.first(where: { $0.keyboardName == observation.keyboard.name }),
             service.state.isRunning, let pid = service.state.pid
-        {
-            observation.keyboard.pid = pid
-        }
-        inner.deliver(observation)
+        else { return inner.deliver(observation) }
+        var joined = observation
+        joined.keyboard.pid = pid
+        inner.deliver(joined)
     }
 
     func finish(failure: BackendFailure?) { inner.finish(failure: failure) }

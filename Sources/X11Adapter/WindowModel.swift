@@ -18,6 +18,8 @@ final class WindowModel<Server: WindowServer> {
     @exclusivity(unchecked) private var batch = ObservationBatch()
     /// The list the marked windows are taken into at a flush, kept with its room between flushes.
     @exclusivity(unchecked) private var dirtyWindows: [WindowID] = []
+    /// The last flush's list of shows and moves, emptied, for the next flush.
+    @exclusivity(unchecked) private var spareShows: [KeyboardObservation] = []
     /// The whole screen (the root window), which struts are relative to.
     @exclusivity(unchecked) private(set) var screen: Rect
     /// The monitors a keyboard can be on.
@@ -266,7 +268,8 @@ final class WindowModel<Server: WindowServer> {
         var dirty = dirtyWindows
         dirtyWindows = []
         batch.takeDirty(into: &dirty)
-        var shows: [KeyboardObservation] = []
+        var shows = spareShows
+        spareShows = []
         for window in dirty {
             guard let observation = observe(window) else { continue }
             if observation.frame == nil { hides.append(observation) } else { shows.append(observation) }
@@ -275,14 +278,17 @@ final class WindowModel<Server: WindowServer> {
         dirty.removeAll(keepingCapacity: true)
         dirtyWindows = dirty
         let time = MonotonicClock.now()
-        for var observation in hides {
-            observation.time = time
-            deliver(observation)
+        // Stamped and handed on where they are, not copied out of the lists.
+        for index in hides.indices {
+            hides[index].time = time
+            deliver(hides[index])
         }
-        for var observation in shows {
-            observation.time = time
-            deliver(observation)
+        for index in shows.indices {
+            shows[index].time = time
+            deliver(shows[index])
         }
+        shows.removeAll(keepingCapacity: true)
+        spareShows = shows
     }
 
     /// The keyboard window's current observation, when it differs from the last one delivered.

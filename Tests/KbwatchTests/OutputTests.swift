@@ -199,24 +199,22 @@ struct OutputTests {
         signal(SIGPIPE, SIG_IGN)
         try Programs.start(process)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // Read on a thread of its own (see `PipeDrain`); only the child holds the write end.
+        try? output.fileHandleForWriting.close()
+        try? input.fileHandleForReading.close()
+        let drain = PipeDrain(output.fileHandleForReading)
+        try? output.fileHandleForReading.close()
+        let received = { String(decoding: drain.data, as: UTF8.self) }
         input.fileHandleForWriting.write(Data((lines[0] + "\n").utf8))
-        let received = Mutex("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            received.withLock { $0 += text }
-        }
-        try Wait.require("willShow from the first line on stdin", timeout: 10) {
-            received.withLock { $0 } == "willShow\n"
-        }
+        try Wait.require("willShow from the first line on stdin", timeout: 10) { received() == "willShow\n" }
         // The replay's clock is the recording's: the show settles when a later line says time has passed.
         input.fileHandleForWriting.write(Data((lines[1] + "\n").utf8))
         try Wait.require("didShow, then the move, from the second line", timeout: 10) {
-            received.withLock { $0 } == "willShow\ndidShow\nwillChangeFrame\n"
+            received() == "willShow\ndidShow\nwillChangeFrame\n"
         }
         kill(process.processIdentifier, SIGINT)
         try Wait.require("kbwatch to exit on SIGINT with its stdin still open", timeout: 5) { !process.isRunning }
         #expect(process.terminationStatus == 0)
-        output.fileHandleForReading.readabilityHandler = nil
         try? input.fileHandleForWriting.close()
     }
 }

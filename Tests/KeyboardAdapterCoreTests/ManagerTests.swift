@@ -239,6 +239,9 @@ struct ManagerTests {
         ]
         rig.showAndSettle()
         rig.backend.fail("lost the connection to the X server :42")
+        // The failure reaches the loop later: its stop callback comes after the hides, on the same queue.
+        let end = Date().addingTimeInterval(10)
+        while failure.get() == nil && Date() < end { Thread.sleep(forTimeInterval: 0.002) }
         rig.drain()
         #expect(seen.all.map(\.event) == [.willShow, .didShow, .willHide, .didHide])
         #expect(failure.get()?.reason == "lost the connection to the X server :42")

@@ -51,38 +51,29 @@ public enum Kbwatch {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        let collected = Collected()
-        // A handler says it is reading before it reads: once the handlers are gone, the last
-        // bytes one of them read are waited for, not lost.
-        out.fileHandleForReading.readabilityHandler = { handle in
-            collected.reading { collected.append(out: handle.availableData) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            collected.reading { collected.append(err: handle.availableData) }
-        }
-        // However this ends: no handler left, none still reading, and both pipes closed, since
-        // Foundation keeps the Process, and with it the pipes, open otherwise (see `Programs.run`).
+        // However this ends: both pipes' ends in this process closed (Foundation keeps the
+        // Process, and with it the pipes, open otherwise; see `Programs.run`).
         defer {
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-            _ = Wait.until(timeout: 5) { collected.readers == 0 }
             try? out.fileHandleForReading.close()
             try? err.fileHandleForReading.close()
+            try? out.fileHandleForWriting.close()
+            try? err.fileHandleForWriting.close()
         }
         try Programs.start(process)
-        whileRunning?(process.processIdentifier) { String(decoding: collected.values.0, as: UTF8.self) }
+        // Only the child holds the write ends now: its exit ends the reads.
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        let stdoutDrain = PipeDrain(out.fileHandleForReading)
+        let stderrDrain = PipeDrain(err.fileHandleForReading)
+        whileRunning?(process.processIdentifier) { String(decoding: stdoutDrain.data, as: UTF8.self) }
         guard Wait.until(timeout: timeout, { !process.isRunning }) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw TestFailure("kbwatch \(arguments.joined(separator: " ")) did not exit within \(timeout) s")
         }
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        collected.append(out: out.fileHandleForReading.readDataToEndOfFile())
-        collected.append(err: err.fileHandleForReading.readDataToEndOfFile())
-        _ = Wait.until(timeout: 5) { collected.readers == 0 }
-        let (stdout, stderr) = collected.values
+        let stdout = stdoutDrain.waitForEnd(timeout: 5)
+        let stderr = stderrDrain.waitForEnd(timeout: 5)
         return Result(
             status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self), stdoutData: stdout)
@@ -96,21 +87,5 @@ public enum Kbwatch {
     /// Starts kbwatch in the background; its output accumulates in a log (see `ChildProcess`).
     public static func start(_ arguments: [String], environment: [String: String?] = [:]) throws -> ChildProcess {
         try ChildProcess(path, arguments, environment: environment)
-    }
-}
-
-private final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var out = Data(), err = Data()
-    func append(out data: Data) { lock.withLock { out.append(data) } }
-    func append(err data: Data) { lock.withLock { err.append(data) } }
-    private var busy = 0
-    var values: (Data, Data) { lock.withLock { (out, err) } }
-    /// Handlers in the middle of a read.
-    var readers: Int { lock.withLock { busy } }
-    func reading(_ body: () -> Void) {
-        lock.withLock { busy += 1 }
-        body()
-        lock.withLock { busy -= 1 }
     }
 }

@@ -71,8 +71,12 @@ extension KeyboardManager {
     }
 
     /// Turns emissions into calls for every listener, updating the per-event visible state.
-    private func route(_ emissions: [TrackerEmission], in state: inout ManagerState, into calls: inout PreparedCalls) {
-        for emission in emissions {
+    private func route(
+        _ emissions: consuming [TrackerEmission], in state: inout ManagerState, into calls: inout PreparedCalls
+    ) {
+        // Each emission is moved out of the list, in order, rather than copied out of it.
+        emissions.reverse()
+        while let emission = emissions.popLast() {
             switch emission {
             case .update(let update):
                 // A hide's updates are not visible: the keyboard leaves the state at its will.

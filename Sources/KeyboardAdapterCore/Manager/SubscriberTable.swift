@@ -17,26 +17,51 @@ enum Subscriber: Sendable {
 /// when the transition began, never sees a `did` alone, and a `will` delivered before a pause
 /// still gets its `did`.
 struct PairingFilter: Sendable {
-    /// Keyboards whose `will` this listener was given and whose `did` has not come yet.
-    private var open: Set<String> = []
+    /// Keyboards whose `will` this listener was given and whose `did` has not come yet: a short
+    /// list while few are (a listener is mostly in one transition at a time, and a short list
+    /// finds an id without hashing it), a set once more are (a replay shows thousands at once).
+    private var few: [String] = []
+    private var many: Set<String> = []
+    private static let fewest = 8
 
     mutating func admits(_ emission: TrackerEmission, paused: Bool) -> Bool {
         switch emission {
         case .update(let update):
             let id = update.keyboard.id
-            guard update.event.isWill else { return open.remove(id) != nil }
+            guard update.event.isWill else { return remove(id) }
             if paused {
-                open.remove(id)
+                _ = remove(id)
                 return false
             }
-            open.insert(id)
+            insert(id)
             return true
         case .layoutChanged:
             return !paused
         case .progress(let progress):
             // Frames in between belong to a transition whose will this listener was given.
-            return open.contains(progress.keyboard.id)
+            return few.contains(progress.keyboard.id) || many.contains(progress.keyboard.id)
         }
+    }
+
+    private mutating func insert(_ id: String) {
+        if many.isEmpty, few.count < Self.fewest {
+            if !few.contains(id) { few.append(id) }
+        } else {
+            if many.isEmpty {
+                many = Set(few)
+                few.removeAll()
+            }
+            many.insert(id)
+        }
+    }
+
+    /// Removes `id`; true when it was there.
+    private mutating func remove(_ id: String) -> Bool {
+        if let index = few.firstIndex(of: id) {
+            few.remove(at: index)
+            return true
+        }
+        return many.remove(id) != nil
     }
 }
 

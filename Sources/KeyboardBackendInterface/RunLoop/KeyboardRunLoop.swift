@@ -58,6 +58,10 @@ public final class KeyboardRunLoop: @unchecked Sendable {
 
     /// Starts the loop's thread, named `name` for `top` and `/proc` (15 characters at most).
     package func start(name: String = "kbd-loop") throws(BackendFailure) {
+        // Started before the thread exists: from its first instruction on, the loop runs as far
+        // as every other thread can tell, so none of them runs handed-in work itself (or lets a
+        // stop go by without waiting) while the loop's thread already works on the same state.
+        shared.withLock { $0.started = true }
         let context = Unmanaged.passRetained(StartContext(loop: self, name: name)).toOpaque()
         var thread = pthread_t()
         let status = pthread_create(
@@ -76,10 +80,18 @@ public final class KeyboardRunLoop: @unchecked Sendable {
             }, context)
         guard status == 0 else {
             Unmanaged<StartContext>.fromOpaque(context).release()
+            // Never ran after all: what was handed in meanwhile runs here, a stop that waits is let go.
+            let stranded = shared.withLock { shared in
+                shared.started = false
+                hasTasks.store(false, ordering: .relaxed)
+                defer { shared.tasks.removeAll() }
+                return shared.tasks
+            }
+            for task in stranded { task() }
+            finished.signal()
             throw BackendFailure(backend: "run loop", kind: .other, reason: "cannot start a thread (error \(status))")
         }
         pthread_detach(thread)
-        shared.withLock { $0.started = true }
     }
 
     private final class StartContext {
@@ -193,8 +205,9 @@ public final class KeyboardRunLoop: @unchecked Sendable {
             let turn = sources
             descriptors.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0))
-            for source in turn {
-                let wanted = source.prepareToWait()
+            // By index: each source is called where it is in the snapshot, not copied (and retained) out.
+            for index in turn.indices {
+                let wanted = turn[index].prepareToWait()
                 descriptors.append(pollfd(fd: wanted.descriptor, events: wanted.events, revents: 0))
             }
             let timeout = isStopping ? 0 : waitMilliseconds()
@@ -202,16 +215,28 @@ public final class KeyboardRunLoop: @unchecked Sendable {
                 for index in descriptors.indices { descriptors[index].revents = 0 }
             }
             if descriptors[0].revents != 0 { wake.drain() }
-            for (index, source) in turn.enumerated() where isRegistered(source) {
-                source.handle(events: descriptors[index + 1].revents)
+            for index in turn.indices where isRegistered(turn[index]) {
+                turn[index].handle(events: descriptors[index + 1].revents)
             }
             runTasks()
             fireDeadlines()
         }
-        // Work handed in from now on runs on its caller's thread; what was already queued runs here.
-        shared.withLock { $0.ended = true }
-        runTasks()
-        sources.removeAll()
+        // The loop's state is let go of here, and what was handed in runs here, before the loop
+        // says it ended: from then on other threads run what they hand in themselves and may
+        // touch that state (a backend's close removes its source), so this thread must be done
+        // with it first.
+        while true {
+            runTasks()
+            sources.removeAll()
+            let ended = shared.withLock { shared -> Bool in
+                guard shared.tasks.isEmpty else { return false }
+                shared.ended = true
+                return true
+            }
+            if ended { break }
+        }
+        // A thread made later may be given the same id: this one is no longer the loop's.
+        threadID.store(0, ordering: .releasing)
         finished.signal()
     }
 
@@ -220,8 +245,8 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// The poll timeout for the earliest deadline: -1 (block) when none can come by waiting.
     private func waitMilliseconds() -> Int32 {
         var shortest: Double?
-        for source in sources {
-            guard let deadline = source.deadline, let wait = clock.secondsUntil(deadline) else { continue }
+        for index in sources.indices {
+            guard let deadline = sources[index].deadline, let wait = clock.secondsUntil(deadline) else { continue }
             shortest = min(shortest ?? wait, wait)
         }
         guard let shortest else { return -1 }
@@ -241,15 +266,17 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         defer { calledThisPass = called }
         while !isStopping {
             let now = clock.now()
-            var earliest: (source: any LoopSource, deadline: Double)?
-            for source in sources where !called.contains(ObjectIdentifier(source)) {
-                guard let deadline = source.deadline, deadline <= now else { continue }
+            var earliest: (index: Int, deadline: Double)?
+            for index in sources.indices where !called.contains(ObjectIdentifier(sources[index])) {
+                guard let deadline = sources[index].deadline, deadline <= now else { continue }
                 if let current = earliest, current.deadline <= deadline { continue }
-                earliest = (source, deadline)
+                earliest = (index, deadline)
             }
             guard let earliest else { return }
-            called.append(ObjectIdentifier(earliest.source))
-            earliest.source.deadlineReached()
+            // Held while it runs: its call may add or remove sources.
+            let source = sources[earliest.index]
+            called.append(ObjectIdentifier(source))
+            source.deadlineReached()
         }
     }
 }

@@ -92,16 +92,9 @@ struct InstructionsPerMove {
         return nil
     }
 
+    /// Runs `tool` to its end; true when it succeeded.
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        guard let path = Programs.find(tool) else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? Programs.run(tool, arguments))?.status == 0
     }
 
     /// The rows: both counts per move, the ratio and the target.

@@ -91,41 +91,33 @@ package struct JSONText: ~Copyable {
     }
 
     private mutating func unsigned(_ value: UInt) {
-        // Most numbers in a line are coordinates and sizes: below 10 000, written without a loop.
-        if value < 10 {
-            return raw(byte: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
-        }
+        // Most numbers in a line are coordinates and sizes, below 10 000: their digits are
+        // counted without a loop.
+        var digits: Int
         if value < 10_000 {
-            let digits = value < 100 ? 2 : value < 1000 ? 3 : 4
-            let out = room(digits)
-            var rest = value
-            var index = digits
-            repeat {
-                index -= 1
-                let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 10)
-                out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
-                rest = quotient
-            } while index > 0
-            count += digits
-            return
-        }
-        var digits = 5
-        var power: UInt = 100_000
-        while digits < 20, value >= power {
-            digits += 1
-            power = power &* 10
+            digits = value < 10 ? 1 : value < 100 ? 2 : value < 1000 ? 3 : 4
+        } else {
+            digits = 5
+            var power: UInt = 100_000
+            while digits < 20, value >= power {
+                digits += 1
+                power = power &* 10
+            }
         }
         let out = room(digits)
         var rest = value
         var index = digits
         repeat {
             index -= 1
-            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
+            let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 10)
+            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
+            rest = quotient
         } while index > 0
         count += digits
     }
 
+    /// Appends an integer padded with zeros in front to `width` characters, as
+    /// `String(repeating: "0", count: width - text.count) + text` pads `String(value)`: `7` → `07`.
     package mutating func zeroPadded(_ value: Int, width: Int) {
         var characters = value < 0 ? 2 : 1
         var rest = value.magnitude
@@ -189,6 +181,7 @@ package struct JSONText: ~Copyable {
         Array(UnsafeBufferPointer(start: self.start + start, count: count - start))
     }
 
+    /// Appends `text` or `null`.
     package mutating func string(_ text: String?) {
         if let text { string(text) } else { null() }
     }

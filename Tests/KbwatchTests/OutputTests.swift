@@ -1,7 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
 import KeyboardReplay
-import Synchronization
 import TestSupport
 import Testing
 

@@ -109,11 +109,12 @@ final class DeliveryBacklog: Sendable {
         }
     }
 
-    /// Says once per target that its deliveries have waited `delay` or more by `now`.
+    /// Calls waiting over every target.
     private static func total(_ counts: [Target: Count]) -> Int {
         counts.values.reduce(0) { $0 + $1.waiting }
     }
 
+    /// Says once per target that its deliveries have waited `delay` or more by `now`.
     func warnOverdue(now: Double) {
         tell(counts.withLock { counts in Self.takeOverdue(now: now, delay: delay, in: &counts) })
     }

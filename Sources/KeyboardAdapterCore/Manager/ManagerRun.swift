@@ -71,7 +71,6 @@ final class ManagerRun: Sendable {
         onLoop.value.held.append(observation)
     }
 
-    /// What was held during the backend's start, taken out. On the loop's thread.
     /// Room for an event's calls: the last event's, emptied, so that an event allocates no
     /// arrays. An event handled inside another's callback (a restart's start) finds none and
     /// makes its own.
@@ -88,6 +87,7 @@ final class ManagerRun: Sendable {
         onLoop.value.spareCalls = calls
     }
 
+    /// What was held during the backend's start, taken out. On the loop's thread.
     func takeHeld() -> [HeldObservation] {
         defer { onLoop.value.held.removeAll() }
         return onLoop.value.held

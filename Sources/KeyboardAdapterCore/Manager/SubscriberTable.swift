@@ -89,10 +89,10 @@ struct PreparedCalls: Sendable {
     /// what it lets go of may be the app's last reference to a callback.
     mutating func removeAll() {
         immediate.removeAll(keepingCapacity: true)
-        if !mainActor.isEmpty { mainActor.removeAll() }
-        if !queued.isEmpty { queued.removeAll() }
-        if !descriptor.isEmpty { descriptor.removeAll() }
-        if !drains.isEmpty { drains.removeAll() }
+        mainActor.removeAll()
+        queued.removeAll()
+        descriptor.removeAll()
+        drains.removeAll()
     }
 
     mutating func drain(_ outbox: any Draining) {

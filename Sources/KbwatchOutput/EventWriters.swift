@@ -176,14 +176,14 @@ package struct JSONWriter: EventWriter {
     /// One object per event.
     package func line(for update: KeyboardUpdate) -> String {
         var out = JSONText(capacity: 768)
-        fields(update, event: update.event.rawValue, into: &out)
+        fields(update, event: update.event.jsonName, into: &out)
         out.raw(byte: UInt8(ascii: "}"))
         return out.string
     }
 
     /// One object per event and its newline, written straight into `line`.
     package func write(_ update: KeyboardUpdate, into line: LineBuffer) {
-        fields(update, event: update.event.rawValue, into: &line.text, second: &line.second, fragments: &line.fragments)
+        fields(update, event: update.event.jsonName, into: &line.text, second: &line.second, fragments: &line.fragments)
         line.text.raw("}\n")
     }
 
@@ -191,14 +191,14 @@ package struct JSONWriter: EventWriter {
     /// closing one; frames are null when the geometry is unknown. `endFramePredicted` and
     /// `timing` came after the first schema-1 fields; readers that ignore unknown fields read on
     /// unchanged.
-    private func fields(_ update: KeyboardUpdate, event: String, into out: inout JSONText) {
+    private func fields(_ update: KeyboardUpdate, event: StaticString, into out: inout JSONText) {
         var second = Timestamp.SecondCache()
         var fragments = JSONFragments(kept: false)
         fields(update, event: event, into: &out, second: &second, fragments: &fragments)
     }
 
     private func fields(
-        _ update: KeyboardUpdate, event: String, into out: inout JSONText, second: inout Timestamp.SecondCache,
+        _ update: KeyboardUpdate, event: StaticString, into out: inout JSONText, second: inout Timestamp.SecondCache,
         fragments: inout JSONFragments
     ) {
         let known = update.hasKnownFrame
@@ -208,7 +208,7 @@ package struct JSONWriter: EventWriter {
         out.plain(event)
         out.raw(",\"time\":")
         Timestamp.appendISO(update.timestamp, to: &out, cache: &second)
-        fragments.head(backend: update.backend, keyboard: update.keyboard, output: update.output, into: &out)
+        fragments.head(backend: update.backend, facts: update.state.facts, into: &out)
         if known {
             out.raw(",\"beginFrame\":")
             out.rect(update.beginFrame)
@@ -226,13 +226,13 @@ package struct JSONWriter: EventWriter {
         }
         out.number((update.animationDuration * 1000).rounded() / 1000)
         out.raw(",\"animationCurve\":")
-        out.plain(update.animationCurve.rawValue)
-        fragments.layout(update.layout, into: &out)
+        out.plain(update.animationCurve.jsonName)
+        fragments.layout(update.state.facts, into: &out)
         out.raw(",\"geometry\":")
-        out.plain(update.geometry.rawValue)
+        out.plain(update.geometry.jsonName)
         out.raw(update.isEndFramePredicted ? ",\"endFramePredicted\":true" : ",\"endFramePredicted\":false")
         out.raw(",\"timing\":")
-        out.plain(update.timing.rawValue)
+        out.plain(update.timing.jsonName)
     }
 
     /// The same object as an event, `event` `progress`, `endFrame` the current frame,
@@ -440,45 +440,50 @@ extension KeyboardServiceState {
 /// keyboard and its output; the layout), kept from the last line when `kept`: a line for the same
 /// keyboard on the same output copies them instead of writing them again, byte for byte the same.
 package struct JSONFragments: Sendable {
-    private struct Head: Sendable {
-        var backend: String
-        var keyboard: KeyboardIdentity
-        var output: Output?
-    }
     private let kept: Bool
-    private var head: Head?
+    /// The backend of the kept head.
+    private var backend: String?
+    /// The facts the kept head was written from: facts that share their storage write the same.
+    private var headFacts: KeyboardFacts?
     private var headBytes: [UInt8] = []
-    private var layout: InputLayout??
+    /// The facts the kept layout was written from.
+    private var layoutFacts: KeyboardFacts?
     private var layoutBytes: [UInt8] = []
 
     /// Fragments kept from line to line when `kept`, written afresh every time otherwise.
     package init(kept: Bool) { self.kept = kept }
 
     /// `,"backend":…,"keyboard":{…},"output":{…}`.
-    mutating func head(backend: String, keyboard: KeyboardIdentity, output: Output?, into out: inout JSONText) {
-        if let head, head.backend == backend, head.keyboard == keyboard, head.output == output {
+    mutating func head(backend: String, facts: KeyboardFacts, into out: inout JSONText) {
+        if let headFacts, self.backend == backend,
+            headFacts.isShared(with: facts)
+                || (headFacts.keyboard == facts.keyboard && headFacts.output == facts.output)
+        {
             return headBytes.withUnsafeBufferPointer { out.raw($0) }
         }
         let start = out.count
         out.raw(",\"backend\":")
         out.string(backend)
         out.raw(",\"keyboard\":")
-        out.keyboard(keyboard)
+        out.keyboard(facts.keyboard)
         out.raw(",\"output\":")
-        out.output(output)
+        out.output(facts.output)
         guard kept else { return }
-        head = Head(backend: backend, keyboard: keyboard, output: output)
+        self.backend = backend
+        headFacts = facts
         headBytes = out.bytes(from: start)
     }
 
     /// `,"layout":{…}` or `,"layout":null`.
-    mutating func layout(_ layout: InputLayout?, into out: inout JSONText) {
-        if let last = self.layout, last == layout { return layoutBytes.withUnsafeBufferPointer { out.raw($0) } }
+    mutating func layout(_ facts: KeyboardFacts, into out: inout JSONText) {
+        if let layoutFacts, layoutFacts.isShared(with: facts) || layoutFacts.layout == facts.layout {
+            return layoutBytes.withUnsafeBufferPointer { out.raw($0) }
+        }
         let start = out.count
         out.raw(",\"layout\":")
-        out.layout(layout)
+        out.layout(facts.layout)
         guard kept else { return }
-        self.layout = .some(layout)
+        layoutFacts = facts
         layoutBytes = out.bytes(from: start)
     }
 }

@@ -6,11 +6,17 @@ import KeyboardBackendInterface
 /// nothing. Strings are escaped exactly as ``JSONValue`` escapes them.
 ///
 /// Not copyable: it owns its buffer, and every write goes straight to it.
-package struct JSONText: ~Copyable {
-    private var start: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+public struct JSONText: ~Copyable {
+    // The appending primitives are public and inlinable (inlinable package methods are not
+    // inlined into other modules; the module is in no product, so this adds no API): a line's
+    // fixed fragments are literals whose length is known where they are written, so each becomes
+    // a few moves in the writer instead of a call into this module and one into memcpy.
+    @usableFromInline var start: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var written = 0
+
     /// How many bytes were written.
-    package private(set) var count = 0
+    package var count: Int { written }
 
     /// An empty text with room for `capacity` bytes.
     package init(capacity: Int = 256) {
@@ -21,52 +27,53 @@ package struct JSONText: ~Copyable {
     deinit { start.deallocate() }
 
     /// Empties the text, keeping its capacity.
-    package mutating func removeAll() { count = 0 }
+    package mutating func removeAll() { written = 0 }
 
     /// The bytes written (UTF-8), valid during `body` only.
     package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(start: start, count: count))
+        try body(UnsafeRawBufferPointer(start: start, count: written))
     }
 
     /// The text as a `String`.
-    package var string: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
+    package var string: String { String(decoding: UnsafeBufferPointer(start: start, count: written), as: UTF8.self) }
 
     /// Room for `more` bytes after the ones written; the caller writes them and counts them.
-    @inline(__always)
-    private mutating func room(_ more: Int) -> UnsafeMutablePointer<UInt8> {
-        if count + more > capacity { grow(to: count + more) }
-        return start + count
+    @inlinable @inline(__always)
+    mutating func room(_ more: Int) -> UnsafeMutablePointer<UInt8> {
+        if written + more > capacity { grow(to: written + more) }
+        return start + written
     }
 
-    private mutating func grow(to needed: Int) {
+    @usableFromInline
+    mutating func grow(to needed: Int) {
         var larger = capacity * 2
         while larger < needed { larger *= 2 }
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
-        moved.initialize(from: start, count: count)
+        moved.initialize(from: start, count: written)
         start.deallocate()
         start = moved
         capacity = larger
     }
 
     /// Appends `bytes` as they are.
-    @inline(__always)
-    package mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inlinable @inline(__always)
+    public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         room(bytes.count).initialize(from: base, count: bytes.count)
-        count += bytes.count
+        written += bytes.count
     }
 
     /// Appends `literal` as it is (JSON punctuation, keys known to need no escaping).
-    @inline(__always)
-    package mutating func raw(_ literal: StaticString) {
+    @inlinable @inline(__always)
+    public mutating func raw(_ literal: StaticString) {
         raw(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// Appends one byte as it is.
-    @inline(__always)
-    package mutating func raw(byte: UInt8) {
+    @inlinable @inline(__always)
+    public mutating func raw(byte: UInt8) {
         room(1).pointee = byte
-        count += 1
+        written += 1
     }
 
     /// Appends `null`.
@@ -107,14 +114,22 @@ package struct JSONText: ~Copyable {
         let out = room(digits)
         var rest = value
         var index = digits
-        repeat {
-            index -= 1
-            let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 10)
-            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: remainder)
+        // Two digits per division, from the last two on.
+        while rest >= 10 {
+            let (quotient, remainder) = rest.quotientAndRemainder(dividingBy: 100)
+            let pair = Self.digitPairs.utf8Start + Int(truncatingIfNeeded: remainder) &* 2
+            index -= 2
+            out[index] = pair[0]
+            out[index + 1] = pair[1]
             rest = quotient
-        } while index > 0
-        count += digits
+        }
+        if index > 0 { out[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest) }
+        written += digits
     }
+
+    /// "00", "01" and so on to "99", one after the other.
+    private static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     /// Appends an integer padded with zeros in front to `width` characters, as
     /// `String(repeating: "0", count: width - text.count) + text` pads `String(value)`: `7` → `07`.
@@ -178,7 +193,7 @@ package struct JSONText: ~Copyable {
 
     /// The bytes written from offset `start` on, as an array.
     package func bytes(from start: Int) -> [UInt8] {
-        Array(UnsafeBufferPointer(start: self.start + start, count: count - start))
+        Array(UnsafeBufferPointer(start: self.start + start, count: written - start))
     }
 
     /// Appends `text` or `null`.

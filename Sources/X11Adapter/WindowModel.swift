@@ -296,7 +296,7 @@ final class WindowModel<Server: WindowServer> {
     private func observe(_ window: WindowID) -> KeyboardObservation? {
         guard let index = tree.windows.index(forKey: window) else { return nil }
         let tracked = tree.windows.values[index]
-        guard let rule = tracked.rule, let keyboard = tracked.keyboard else {
+        guard let rule = tracked.ruleKeyboard, let keyboard = tracked.keyboard else {
             // No longer a keyboard (its class changed): it is gone as far as anyone can tell.
             return batch.forget(window)
         }
@@ -327,14 +327,17 @@ final class WindowModel<Server: WindowServer> {
             tree.windows[window]?.isLocal = isLocal
             tree.windows[window]?.focus = focus
         }
+        // Built from the last observation's facts: what did not change keeps their storage, so
+        // that the tracker and the events share it.
         let identity = KeyboardIdentity(id: id, name: rule.name, kind: rule.kind, pid: keyboard.pid)
-        var observation = KeyboardObservation(
-            time: 0, keyboard: identity, frame: nil, output: last?.output, geometry: .reported)
+        var facts = last?.facts ?? KeyboardFacts(keyboard: identity, output: nil, layout: nil, focus: nil)
+        facts.keyboard = identity
+        var observation = KeyboardObservation(time: 0, facts: facts, frame: nil, geometry: .reported)
         if isShown, let frame = tree.absoluteFrame(tracked) {
             // Struts are relative to the screen; docking is judged on the keyboard's own monitor.
             let output = monitors.output(for: frame)
             let verdict = DockingVerdict.judge(
-                isDockType: tracked.description?.windowTypes.contains("_NET_WM_WINDOW_TYPE_DOCK") ?? false,
+                isDockType: tracked.isDockType,
                 strut: Strut(
                     partial: keyboard.strutPartial, plain: keyboard.strut,
                     width: screen.width, height: screen.height),
@@ -346,6 +349,9 @@ final class WindowModel<Server: WindowServer> {
             observation.isLocal = isLocal
             observation.focus = focus
             observation.layout = layouts?.current
+        } else {
+            observation.focus = nil
+            observation.layout = nil
         }
         return batch.record(observation, for: window) ? observation : nil
     }

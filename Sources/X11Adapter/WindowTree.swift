@@ -26,9 +26,27 @@ struct TrackedWindow {
     /// For a frame: the client it holds.
     var client: WindowID?
     /// Properties, read once when the window first matters, then kept up to date.
-    var description: X11WindowDescription?
+    var description: X11WindowDescription? {
+        get { descriptionBox?.value }
+        set {
+            descriptionBox = newValue.map(Boxed.init)
+            isDockType = newValue?.windowTypes.contains("_NET_WM_WINDOW_TYPE_DOCK") ?? false
+        }
+    }
+    /// Whether the description's window types include the dock type.
+    private(set) var isDockType = false
     /// The rule the description matches; nil for a window that is no keyboard.
-    var rule: KeyboardRule?
+    var rule: KeyboardRule? {
+        get { ruleBox?.value }
+        set { ruleBox = newValue.map(Boxed.init) }
+    }
+    /// The rule's keyboard name and kind, read without a copy of the rule.
+    var ruleKeyboard: (name: String, kind: KeyboardKind)? { ruleBox.map { ($0.value.name, $0.value.kind) } }
+    // The record is copied on every look at a keyboard window; the description and the rule
+    // (strings and arrays, changed only with the window's properties) then cost one reference
+    // count each, not one per string.
+    private var descriptionBox: Boxed<X11WindowDescription>?
+    private var ruleBox: Boxed<KeyboardRule>?
     /// Keyboard-only properties, read once the window is known to be a keyboard.
     var keyboard: KeyboardProperties?
     /// Whether this keyboard came up for the app, judged when it showed; nil while hidden.
@@ -61,6 +79,14 @@ struct TrackedWindow {
         set(geometry)
         return (moved, frame != nil, client)
     }
+}
+
+/// A value behind one reference, never changed: copies of what holds it share it.
+final class Boxed<Value> {
+    /// The value.
+    let value: Value
+    /// Boxes `value`.
+    init(_ value: Value) { self.value = value }
 }
 
 /// The followed windows of one screen and how they nest.

@@ -25,4 +25,9 @@ public enum KeyboardDelivery: Sendable {
 enum Callback<Value: Sendable>: Sendable {
     case mainActor(@MainActor @Sendable (Value) -> Void)
     case delivered(KeyboardDelivery, @Sendable (Value) -> Void)
+
+    /// Calls the handler of a callback delivered on the loop's thread, with `value`.
+    func callImmediately(with value: Value) {
+        if case .delivered(_, let handler) = self { handler(value) }
+    }
 }

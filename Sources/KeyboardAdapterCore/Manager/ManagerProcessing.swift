@@ -10,9 +10,11 @@ extension KeyboardManager {
         var calls = run.takeSpareCalls()
         state.access { state in
             guard state.run === run else { return }
-            let emissions = state.tracker.ingest(observation)
+            var emissions = state.takeEmissions()
+            state.tracker.ingest(observation, into: &emissions)
             run.settleDeadline = state.tracker.nextDeadline
-            route(emissions, in: &state, into: &calls)
+            route(&emissions, in: &state, into: &calls)
+            state.emissions = emissions
         }
         deliver(calls, run: run)
         run.keepSpare(&calls)
@@ -27,9 +29,11 @@ extension KeyboardManager {
                 run.settleDeadline = nil
                 return
             }
-            let emissions = state.tracker.advance(to: deadline)
+            var emissions = state.takeEmissions()
+            state.tracker.advance(to: deadline, into: &emissions)
             run.settleDeadline = state.tracker.nextDeadline
-            route(emissions, in: &state, into: &calls)
+            route(&emissions, in: &state, into: &calls)
+            state.emissions = emissions
         }
         deliver(calls, run: run)
         run.keepSpare(&calls)
@@ -46,7 +50,7 @@ extension KeyboardManager {
                     emissions += state.tracker.hideAll(at: run.loop.clock.now())
                 }
                 var calls = PreparedCalls()
-                route(emissions, in: &state, into: &calls)
+                route(&emissions, in: &state, into: &calls)
                 state.subscribers.routeStop(failure, into: &calls)
                 if state.hasDelegate {
                     calls.mainActor.append(
@@ -70,9 +74,10 @@ extension KeyboardManager {
         }
     }
 
-    /// Turns emissions into calls for every listener, updating the per-event visible state.
+    /// Turns emissions into calls for every listener, updating the per-event visible state; the
+    /// list is left empty, with its room.
     private func route(
-        _ emissions: consuming [TrackerEmission], in state: inout ManagerState, into calls: inout PreparedCalls
+        _ emissions: inout [TrackerEmission], in state: inout ManagerState, into calls: inout PreparedCalls
     ) {
         // Each emission is moved out of the list, in order, rather than copied out of it.
         emissions.reverse()
@@ -81,19 +86,19 @@ extension KeyboardManager {
             case .update(let update):
                 // A hide's updates are not visible: the keyboard leaves the state at its will.
                 if update.isVisible {
-                    state.visible[update.keyboard.id] = update.state
+                    state.visible.set(update.state)
                 } else {
-                    state.visible.removeValue(forKey: update.keyboard.id)
+                    state.visible.remove(id: update.keyboard.id)
                 }
             case .layoutChanged(let keyboard):
-                state.visible[keyboard.keyboard.id] = keyboard
+                state.visible.set(keyboard)
             case .progress:
                 break
             }
             let visible = state.visible
             state.subscribers.route(
                 emission, paused: state.paused,
-                keyboards: { ManagerState.sorted(visible) }, into: &calls)
+                keyboards: { visible.ordered }, into: &calls)
             if state.hasDelegate, state.subscribers.delegatePairing.admits(emission, paused: state.paused) {
                 calls.mainActor.append(.init(subscriber: nil, body: { self.callDelegate(emission) }))
             }
@@ -108,14 +113,16 @@ extension KeyboardManager {
         guard !calls.isEmpty else { return }
         for outbox in calls.drains { outbox.drain() }
         let current = { run.map { run in self.state.access { $0.run === run } } ?? true }
-        for call in calls.immediate {
+        // Called where they are in the list, not copied out of it.
+        for index in calls.immediate.indices {
             // One look under the lock per call: the run is still current, and no earlier call
             // cancelled this subscriber.
+            let subscriber = calls.immediate[index].subscriber
             let (running, subscribed) = state.access { state in
-                (run.map { state.run === $0 } ?? true, call.subscriber.map(state.subscribers.contains) ?? true)
+                (run.map { state.run === $0 } ?? true, subscriber.map(state.subscribers.contains) ?? true)
             }
             guard running else { return }
-            if subscribed { call.body() }
+            if subscribed { calls.callImmediate(at: index) }
         }
         guard current() else { return }
         for (queue, batch) in calls.queued {

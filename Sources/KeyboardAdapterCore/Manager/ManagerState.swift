@@ -90,8 +90,11 @@ final class ManagerStateLock: Sendable {
 /// Everything a manager knows, owned by its ``ManagerStateLock``.
 struct ManagerState: Sendable {
     var tracker: KeyboardTracker
-    /// The keyboards visible as of the last emission routed, by id.
-    var visible: [String: KeyboardState] = [:]
+    /// The keyboards visible as of the last emission routed.
+    var visible = VisibleKeyboards()
+    /// The emissions of the event under way, emptied and kept with their room for the next one:
+    /// they hold none of the app's values, so they may be emptied under the lock.
+    var emissions: [TrackerEmission] = []
     /// Which run is current and how far it got.
     var lifecycle = RunLifecycle()
     /// The run observations count for (see ``RunLifecycle/current``).
@@ -102,11 +105,15 @@ struct ManagerState: Sendable {
     var hasDelegate = false
     var subscribers = SubscriberTable()
 
-    var sortedVisible: [KeyboardState] { Self.sorted(visible) }
+    /// The visible keyboards, ordered by id.
+    var sortedVisible: [KeyboardState] { visible.ordered }
 
-    /// The keyboards of `visible`, ordered by id.
-    static func sorted(_ visible: [String: KeyboardState]) -> [KeyboardState] {
-        visible.values.sorted { $0.keyboard.id < $1.keyboard.id }
+    /// The kept emissions list, empty, taken out so that the tracker may fill it while the state
+    /// is changed beside it.
+    mutating func takeEmissions() -> [TrackerEmission] {
+        var taken: [TrackerEmission] = []
+        swap(&taken, &emissions)
+        return taken
     }
 
     /// Forgets every keyboard and every stream (finished once the lock is released): a run ends.

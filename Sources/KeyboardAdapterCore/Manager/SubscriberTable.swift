@@ -73,8 +73,23 @@ struct PreparedCalls: Sendable {
         var subscriber: Int?
         var body: Body
     }
+    /// What an immediate call does: an event handed to its handler as it is, kept in the list
+    /// itself (no closure is made and freed per event for the calls of every move), or any other
+    /// call.
+    enum ImmediateBody: Sendable {
+        /// The event at this index of ``updates``, to the subscriber's callback as it holds it
+        /// (its handler taken out of it here would be a closure of another shape, made and freed
+        /// per call).
+        case update(Callback<KeyboardUpdate>, Int)
+        case other(@Sendable () -> Void)
+    }
     /// Calls made on the loop's thread, in order, as soon as the lock is released.
-    var immediate: [Call<@Sendable () -> Void>] = []
+    var immediate: [Call<ImmediateBody>] = []
+    /// The events the immediate calls hand on, each copied here once, however many subscribers
+    /// it goes to.
+    var updates: [KeyboardUpdate] = []
+    /// Whether the emission being routed already is the last of ``updates``.
+    private var routedUpdateIsKept = false
     var mainActor: [Call<@MainActor @Sendable () -> Void>] = []
     var queued: [(queue: DispatchQueue, calls: [Call<@Sendable () -> Void>])] = []
     var descriptor: [Call<@Sendable () -> Void>] = []
@@ -89,6 +104,7 @@ struct PreparedCalls: Sendable {
     /// what it lets go of may be the app's last reference to a callback.
     mutating func removeAll() {
         immediate.removeAll(keepingCapacity: true)
+        updates.removeAll(keepingCapacity: true)
         mainActor.removeAll()
         queued.removeAll()
         descriptor.removeAll()
@@ -99,12 +115,44 @@ struct PreparedCalls: Sendable {
         if !drains.contains(where: { $0 === outbox }) { drains.append(outbox) }
     }
 
+    /// Marks the start of an emission's routing: the first immediate call of its event keeps it.
+    mutating func beginEmission() { routedUpdateIsKept = false }
+
+    /// ``add(_:_:subscriber:)`` for the event of the emission being routed: an immediate call
+    /// refers to the one copy in ``updates``.
+    mutating func add(_ callback: Callback<KeyboardUpdate>, _ update: KeyboardUpdate, subscriber: Int?) {
+        guard case .delivered(.immediate, _) = callback else {
+            return prepare(callback, update, subscriber: subscriber)
+        }
+        if !routedUpdateIsKept {
+            updates.append(update)
+            routedUpdateIsKept = true
+        }
+        immediate.append(Call(subscriber: subscriber, body: .update(callback, updates.count - 1)))
+    }
+
+    /// Makes the immediate call at `index`, where it is in the list.
+    func callImmediate(at index: Int) {
+        immediate.withUnsafeBufferPointer { calls in
+            switch calls[index].body {
+            case .update(let callback, let update):
+                updates.withUnsafeBufferPointer { callback.callImmediately(with: $0[update]) }
+            case .other(let body): body()
+            }
+        }
+    }
+
+    /// Prepares `callback`'s call with `value`, where its delivery says.
     mutating func add<Value: Sendable>(_ callback: Callback<Value>, _ value: Value, subscriber: Int?) {
+        prepare(callback, value, subscriber: subscriber)
+    }
+
+    private mutating func prepare<Value: Sendable>(_ callback: Callback<Value>, _ value: Value, subscriber: Int?) {
         switch callback {
         case .mainActor(let handler):
             mainActor.append(Call(subscriber: subscriber, body: { @MainActor @Sendable in handler(value) }))
         case .delivered(.immediate, let handler):
-            immediate.append(Call(subscriber: subscriber, body: { @Sendable in handler(value) }))
+            immediate.append(Call(subscriber: subscriber, body: .other({ @Sendable in handler(value) })))
         case .delivered(.descriptor, let handler):
             descriptor.append(Call(subscriber: subscriber, body: { @Sendable in handler(value) }))
         case .delivered(.queue(let queue), let handler):
@@ -202,6 +250,7 @@ struct SubscriberTable: Sendable {
     ) {
         // Each subscriber is matched against the emission without copying either: a switch over
         // the pair would copy the emission (and its strings) once per subscriber.
+        calls.beginEmission()
         for index in entries.indices {
             switch entries[index].subscriber {
             case .events(let wanted, let callback):

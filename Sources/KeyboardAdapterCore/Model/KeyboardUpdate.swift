@@ -132,8 +132,14 @@ public struct KeyboardUpdate: Sendable, Hashable {
 
 /// The state of one visible keyboard, as the manager knows it between events.
 public struct KeyboardState: Sendable, Hashable {
+    /// The keyboard, its output, layout and focus, shared by the state's copies (and by the
+    /// tracker's entry and the observation they came from).
+    package var facts: KeyboardFacts
     /// The keyboard.
-    public var keyboard: KeyboardIdentity
+    public var keyboard: KeyboardIdentity {
+        get { facts.keyboard }
+        set { facts.keyboard = newValue }
+    }
     /// Its current frame (the last settled one, or the one it is moving to); ``/KeyboardBackendInterface/Rect/zero`` when
     /// the geometry is unknown (see ``hasKnownFrame``).
     public var frame: Rect
@@ -145,11 +151,20 @@ public struct KeyboardState: Sendable, Hashable {
     public var isLocal: Bool?
     /// What had the focus when it showed, when the backend can tell (judge any app with
     /// ``/KeyboardBackendInterface/AppIdentity/isLocal(given:)``).
-    public var focus: FocusedTopLevel?
+    public var focus: FocusedTopLevel? {
+        get { facts.focus }
+        set { facts.focus = newValue }
+    }
     /// Its output, when known.
-    public var output: Output?
+    public var output: Output? {
+        get { facts.output }
+        set { facts.output = newValue }
+    }
     /// The active input layout, when known.
-    public var layout: InputLayout?
+    public var layout: InputLayout? {
+        get { facts.layout }
+        set { facts.layout = newValue }
+    }
     /// How the frame was obtained.
     public var geometry: GeometrySource
 
@@ -158,14 +173,23 @@ public struct KeyboardState: Sendable, Hashable {
         keyboard: KeyboardIdentity, frame: Rect, isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil,
         output: Output? = nil, layout: InputLayout? = nil, geometry: GeometrySource, focus: FocusedTopLevel? = nil
     ) {
-        self.focus = focus
-        self.keyboard = keyboard
+        facts = KeyboardFacts(keyboard: keyboard, output: output, layout: layout, focus: focus)
         self.frame = frame
         self.isDocked = isDocked
         self.dockedEdge = dockedEdge
         self.isLocal = isLocal
-        self.output = output
-        self.layout = layout
+        self.geometry = geometry
+    }
+
+    /// A state of the keyboard and so on that `facts` hold, sharing their storage.
+    package init(
+        facts: KeyboardFacts, frame: Rect, isDocked: Bool, dockedEdge: Edge?, isLocal: Bool?, geometry: GeometrySource
+    ) {
+        self.facts = facts
+        self.frame = frame
+        self.isDocked = isDocked
+        self.dockedEdge = dockedEdge
+        self.isLocal = isLocal
         self.geometry = geometry
     }
 

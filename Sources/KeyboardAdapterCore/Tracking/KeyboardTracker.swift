@@ -79,7 +79,16 @@ package struct KeyboardTracker: Sendable {
 
     /// Feeds one observation: first settles every transition due by its time, then applies it.
     package mutating func ingest(_ observation: KeyboardObservation) -> [TrackerEmission] {
-        var out = advance(to: observation.time)
+        var out: [TrackerEmission] = []
+        ingest(observation, into: &out)
+        return out
+    }
+
+    /// Feeds one observation, appending what it emits to `out`: a caller that keeps its list
+    /// (emptied, with its room) from one observation to the next allocates nothing per event.
+    package mutating func ingest(_ observation: KeyboardObservation, into out: inout [TrackerEmission]) {
+        let start = out.count
+        advance(to: observation.time, into: &out)
         let id = observation.keyboard.id
         if let place = entries.place(of: id) {
             // Changed in place: the entry (its samples, its strings) is not copied out and back.
@@ -91,14 +100,20 @@ package struct KeyboardTracker: Sendable {
             entry.apply(observation, tracker: context, into: &out)
             store(entry, id: id)
         }
-        timings.apply(to: &out)
-        out += advance(to: observation.time)
-        return out
+        timings.apply(to: &out, from: start)
+        advance(to: observation.time, into: &out)
     }
 
     /// Settles every transition whose deadline is at or before `time`, in deadline order (ties by id).
     package mutating func advance(to time: Double) -> [TrackerEmission] {
         var out: [TrackerEmission] = []
+        advance(to: time, into: &out)
+        return out
+    }
+
+    /// Settles every transition due by `time`, appending what it emits to `out`.
+    package mutating func advance(to time: Double, into out: inout [TrackerEmission]) {
+        let start = out.count
         while let next = deadlines.first, next.deadline <= time {
             deadlines.popFirst()
             guard let place = entries.place(of: next.id), entries[place].deadline == next.deadline else {
@@ -107,8 +122,7 @@ package struct KeyboardTracker: Sendable {
             entries[place].settle(at: next.deadline, tracker: context, into: &out)
             stored(at: place, id: next.id, oldDeadline: next.deadline)
         }
-        timings.apply(to: &out)
-        return out
+        timings.apply(to: &out, from: start)
     }
 
     /// Puts a new entry in the table, and files its deadline.

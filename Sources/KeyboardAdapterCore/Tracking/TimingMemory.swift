@@ -13,8 +13,9 @@ struct TimingMemory: Sendable {
 
     /// Fills the `will` events of `emissions` with predictions and learns from their `did`
     /// events, in order, so that a hide followed by a show in one batch predicts from the hide.
-    mutating func apply(to emissions: inout [TrackerEmission]) {
-        for index in emissions.indices {
+    /// Only the emissions from `start` on are looked at.
+    mutating func apply(to emissions: inout [TrackerEmission], from start: Int = 0) {
+        for index in start..<emissions.count {
             // Frame changes teach and predict nothing: they are passed over without a copy.
             guard let kind = emissions[index].timingKind, kind.known,
                 case .update(var update) = emissions[index]

@@ -15,14 +15,15 @@ struct TrackerContext: Sendable {
         _ event: KeyboardEvent, _ entry: Entry, begin: Rect, end: Rect, predicted: Bool = false,
         duration: Double, curve: AnimationCurve, visible: Bool
     ) -> TrackerEmission {
-        var update = KeyboardUpdate(
-            event: event, keyboard: entry.identity, backend: backendName, beginFrame: begin, endFrame: end,
-            isEndFramePredicted: predicted, animationDuration: duration, animationCurve: curve,
-            isVisible: visible, isDocked: entry.isDocked, dockedEdge: entry.isDocked ? entry.edge : nil,
-            isLocal: entry.isLocal, output: entry.output, layout: entry.layout, geometry: entry.geometry,
-            timestamp: wallClock())
-        update.focus = entry.focus
-        return .update(update)
+        .update(
+            KeyboardUpdate(
+                event: event,
+                state: KeyboardState(
+                    facts: entry.facts, frame: end, isDocked: entry.isDocked,
+                    dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, geometry: entry.geometry),
+                backend: backendName, beginFrame: begin, endFrame: end,
+                isEndFramePredicted: predicted, animationDuration: duration, animationCurve: curve,
+                isVisible: visible, timestamp: wallClock()))
     }
 
     /// An intermediate frame of `entry`'s transition, with how far it has come.
@@ -44,7 +45,13 @@ struct TrackerContext: Sendable {
 struct Entry: Sendable {
     enum Phase: Sendable { case hidden, showing, visible, changing, hiding }
 
-    var identity: KeyboardIdentity
+    /// The keyboard, its output, layout and focus, in storage shared with the observations they
+    /// came from and the events made of them.
+    var facts: KeyboardFacts
+    var identity: KeyboardIdentity {
+        get { facts.keyboard }
+        set { facts.keyboard = newValue }
+    }
     var phase: Phase = .hidden
     /// The latest on-screen frame.
     var current: Rect?
@@ -66,13 +73,24 @@ struct Entry: Sendable {
     var offScreen: CurveFit.Sample?
     var isDocked = false
     var edge: Edge?
-    var output: Output?
+    var output: Output? {
+        get { facts.output }
+        set { facts.output = newValue }
+    }
+    /// The output's frame, read without a copy of the output.
+    var outputFrame: Rect? { facts.storage.output?.frame }
     var geometry: GeometrySource = .unknown
     var isLocal: Bool?
-    var focus: FocusedTopLevel?
-    var layout: InputLayout?
+    var focus: FocusedTopLevel? {
+        get { facts.focus }
+        set { facts.focus = newValue }
+    }
+    var layout: InputLayout? {
+        get { facts.layout }
+        set { facts.layout = newValue }
+    }
 
-    init(identity: KeyboardIdentity) { self.identity = identity }
+    init(identity: KeyboardIdentity) { facts = KeyboardFacts(keyboard: identity, output: nil, layout: nil, focus: nil) }
 
     var isVisible: Bool { phase == .showing || phase == .visible || phase == .changing }
 
@@ -81,8 +99,8 @@ struct Entry: Sendable {
 
     var state: KeyboardState {
         KeyboardState(
-            keyboard: identity, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
-            isLocal: isLocal, output: output, layout: layout, geometry: geometry, focus: focus)
+            facts: facts, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
+            isLocal: isLocal, geometry: geometry)
     }
 
     /// The most samples a transition keeps: a storm of frame changes inside one transition then
@@ -110,37 +128,45 @@ struct Entry: Sendable {
     /// Where the keyboard is when off screen through its docked edge (bottom when floating).
     func offScreenFrame(for frame: Rect) -> Rect {
         guard geometry != .unknown else { return .zero }
-        guard let output else { return frame.offsetBy(dx: 0, dy: frame.height) }
-        return frame.movedOffScreen(through: isDocked ? (edge ?? .bottom) : .bottom, of: output.frame)
+        guard let outputFrame else { return frame.offsetBy(dx: 0, dy: frame.height) }
+        return frame.movedOffScreen(through: isDocked ? (edge ?? .bottom) : .bottom, of: outputFrame)
     }
 
     func isOnScreen(_ frame: Rect) -> Bool {
         guard !frame.isEmpty else { return false }
-        guard let output else { return true }
-        return frame.intersects(output.frame)
+        guard let outputFrame else { return true }
+        return frame.intersects(outputFrame)
     }
 
     mutating func apply(_ o: KeyboardObservation, tracker: TrackerContext, into out: inout [TrackerEmission]) {
-        identity = o.keyboard
-        let oldLayout = layout
+        let before = facts
+        // Facts in the observation's own storage hold its values already: a move, whose facts
+        // are those of the move before, takes nothing from them.
+        let sameFacts = o.facts.isShared(with: facts)
+        if !sameFacts { identity = o.keyboard }
         let wasVisible = isVisible
         // Up, but nothing tells where: the frames are zero and marked unknown, never guessed.
         let placeUnknown = o.frame == nil && o.isShown
         if let frame = o.frame {
-            output = o.output ?? output
+            if !sameFacts { output = o.output ?? output }
             geometry = o.geometry
-            let judged = output.flatMap { frame.dockedEdge(in: $0.frame) }
+            let judged = outputFrame.flatMap { frame.dockedEdge(in: $0) }
             isDocked = o.isDocked ?? (judged != nil)
-            edge = o.dockedEdge ?? judged ?? (isDocked ? output.flatMap { frame.touchedEdge(of: $0.frame) } : nil)
+            edge = o.dockedEdge ?? judged ?? (isDocked ? outputFrame.flatMap { frame.touchedEdge(of: $0) } : nil)
         } else if placeUnknown {
-            output = o.output ?? output
+            if !sameFacts { output = o.output ?? output }
             geometry = .unknown
             isDocked = o.isDocked ?? false
             edge = o.dockedEdge
         }
-        if o.layout != nil { layout = o.layout }
         if let local = o.isLocal { isLocal = local }
-        if let seen = o.focus { focus = seen }
+        if !sameFacts {
+            if o.layout != nil { layout = o.layout }
+            if let seen = o.focus { focus = seen }
+            // The same values as the observation's: its storage, so that the next one is known
+            // the same at a glance.
+            facts.share(o.facts)
+        }
 
         if let frame = o.frame, let target = o.destination, frame != target,
             startsNamedSlide(o, from: frame, to: target, tracker: tracker, into: &out)
@@ -214,7 +240,7 @@ struct Entry: Sendable {
                         curve: .unknown, visible: true))
             }
         case .hiding:
-            if let edge, let output, frame.extendsPast(edge, of: output.frame) {
+            if let edge, let outputFrame, frame.extendsPast(edge, of: outputFrame) {
                 let moved = frame != current
                 current = frame
                 record(CurveFit.Sample(time: o.time, frame: frame))
@@ -227,7 +253,7 @@ struct Entry: Sendable {
                 return
             }
         }
-        if wasVisible, isVisible, oldLayout != layout {
+        if wasVisible, isVisible, !facts.isShared(with: before), before.layout != layout {
             out.append(.layoutChanged(state))
         }
     }
@@ -236,26 +262,26 @@ struct Entry: Sendable {
     /// that edge. Nil for a keyboard that floats or is already wholly on screen (its first frame
     /// is then its place).
     func slideInDestination(for frame: Rect) -> Rect? {
-        guard isDocked, let edge, let output, frame.extendsPast(edge, of: output.frame) else { return nil }
-        return frame.movedFlush(against: edge, of: output.frame)
+        guard isDocked, let edge, let outputFrame, frame.extendsPast(edge, of: outputFrame) else { return nil }
+        return frame.movedFlush(against: edge, of: outputFrame)
     }
 
     /// A docked keyboard sliding in that moves back towards its edge before it got where it was
     /// going: the show ends where it turned, and a hide begins.
     func isTurningBack(to frame: Rect) -> Bool {
-        guard phase == .showing, isEndPredicted, let destination, let edge, let output, let current,
+        guard phase == .showing, isEndPredicted, let destination, let edge, let outputFrame, let current,
             frame.width == current.width, frame.height == current.height,
-            frame.extendsPast(edge, of: output.frame)
+            frame.extendsPast(edge, of: outputFrame)
         else { return false }
         return CurveFit.distance(frame, destination) > CurveFit.distance(current, destination)
     }
 
     /// A docked keyboard reaching past its own edge while keeping its size is sliding out.
     func isSlidingOut(to frame: Rect) -> Bool {
-        guard isDocked, let edge, let output, let current, frame.width == current.width,
+        guard isDocked, let edge, let outputFrame, let current, frame.width == current.width,
             frame.height == current.height
         else { return false }
-        return frame.extendsPast(edge, of: output.frame) && !current.extendsPast(edge, of: output.frame)
+        return frame.extendsPast(edge, of: outputFrame) && !current.extendsPast(edge, of: outputFrame)
     }
 
     /// Starts a hide at `frame`: towards `named` when the display server named where it goes

@@ -4,8 +4,13 @@ public struct KeyboardObservation: Sendable, Hashable {
     /// Monotonic time of the observation in seconds. Only differences matter; live backends use
     /// `MonotonicClock.now()`, recordings store times relative to their first line.
     public var time: Double
+    /// The keyboard, its output, layout and focus, shared by the observation's copies.
+    package var facts: KeyboardFacts
     /// The keyboard.
-    public var keyboard: KeyboardIdentity
+    public var keyboard: KeyboardIdentity {
+        get { facts.keyboard }
+        set { facts.keyboard = newValue }
+    }
     /// Its frame in global logical pixels; nil when it is not shown (unmapped, gone, closed) or
     /// when it is shown but nothing tells where (``isShown`` true, geometry `.unknown`). A frame
     /// wholly outside its output counts as not shown, but is kept as the start of a slide.
@@ -26,16 +31,25 @@ public struct KeyboardObservation: Sendable, Hashable {
     /// The docked edge when the backend knows it.
     public var dockedEdge: Edge?
     /// The output the keyboard is on, when known.
-    public var output: Output?
+    public var output: Output? {
+        get { facts.output }
+        set { facts.output = newValue }
+    }
     /// How the frame was obtained.
     public var geometry: GeometrySource
     /// Whether the keyboard is shown for this app, when the backend can tell.
     public var isLocal: Bool?
     /// What had the focus when the keyboard showed, when the backend can tell: lets any app be
     /// judged, not only the one given to the backend.
-    public var focus: FocusedTopLevel?
+    public var focus: FocusedTopLevel? {
+        get { facts.focus }
+        set { facts.focus = newValue }
+    }
     /// The active input layout, when known.
-    public var layout: InputLayout?
+    public var layout: InputLayout? {
+        get { facts.layout }
+        set { facts.layout = newValue }
+    }
     /// Where the keyboard is going, when the display server names it before it gets there
     /// (GNOME Shell eases its keyboard to a target it knows when the slide starts); nil when
     /// nothing says. While the frame differs from it the keyboard is in motion: a show starts
@@ -56,16 +70,29 @@ public struct KeyboardObservation: Sendable, Hashable {
         isShown: Bool? = nil, focus: FocusedTopLevel? = nil, destination: Rect? = nil
     ) {
         self.time = time
-        self.keyboard = keyboard
+        facts = KeyboardFacts(keyboard: keyboard, output: output, layout: layout, focus: focus)
         self.frame = frame
         isShownWithoutFrame = frame == nil && isShown == true
         self.isDocked = isDocked
         self.dockedEdge = dockedEdge
-        self.output = output
         self.geometry = geometry
         self.isLocal = isLocal
-        self.focus = focus
-        self.layout = layout
+        self.destination = destination
+    }
+
+    /// An observation of the keyboard and so on that `facts` hold, sharing their storage.
+    package init(
+        time: Double, facts: KeyboardFacts, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
+        geometry: GeometrySource = .reported, isLocal: Bool? = nil, destination: Rect? = nil
+    ) {
+        self.time = time
+        self.facts = facts
+        self.frame = frame
+        isShownWithoutFrame = false
+        self.isDocked = isDocked
+        self.dockedEdge = dockedEdge
+        self.geometry = geometry
+        self.isLocal = isLocal
         self.destination = destination
     }
 }

@@ -13,10 +13,10 @@ import Synchronization
 /// scheduling) is reached only through the ``LoopContext`` the loop hands to work on that thread
 /// (a backend's `start`, ``performAndWait(_:)-((LoopContext)->T)``).
 public final class KeyboardRunLoop: @unchecked Sendable {
-    // @unchecked: `sources`, `calledThisPass`, `clock` and `tunings` are only touched on the
-    // loop's thread, through a LoopContext (which checks it), or before the loop starts or after
-    // it ended, when no other thread runs loop code; everything shared is behind `shared` or
-    // atomic.
+    // @unchecked: `sources`, `waiting`, `sourceChanges`, `calledThisPass`, `clock` and `tunings`
+    // are only touched on the loop's thread, through a LoopContext (which checks it), or before
+    // the loop starts or after it ended, when no other thread runs loop code; everything shared
+    // is behind `shared` or atomic.
 
     private struct Shared: Sendable {
         var tasks: [@Sendable () -> Void] = []
@@ -39,6 +39,12 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     // overlapping accesses: a run-time check would cost two runtime calls on every access, on
     // every event.
     @exclusivity(unchecked) private var sources: [any LoopSource] = []
+    /// The sources with a descriptor (all but the ``DeadlineSource``s): the ones a turn prepares
+    /// and hands poll's events to.
+    @exclusivity(unchecked) private var waiting: [any LoopSource] = []
+    /// Counts additions and removals of sources: a turn whose count did not change knows every
+    /// source it prepared is still there without looking.
+    @exclusivity(unchecked) private var sourceChanges = 0
     /// The sources one pass of `fireDeadlines` has called (loop thread only).
     @exclusivity(unchecked) private var calledThisPass: [ObjectIdentifier] = []
     /// The thread tunings applied so far, by name.
@@ -46,7 +52,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
 
     /// The clock deadlines are measured in; the monotonic clock unless a backend (replay) sets
     /// its own through its context.
-    package var clock: any ObservationClock = LiveClock()
+    @exclusivity(unchecked) package var clock: any ObservationClock = LiveClock()
 
     /// Creates a loop; nothing runs until `start(name:)`. Throws when no descriptor is left.
     package init() throws(BackendFailure) {
@@ -112,11 +118,15 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// Adds a source; on the loop's thread (through a ``LoopContext``).
     func add(_ source: any LoopSource) {
         sources.append(source)
+        if !(source is any DeadlineSource) { waiting.append(source) }
+        sourceChanges &+= 1
     }
 
     /// Removes a source (also from inside its own callbacks); on the loop's thread.
     func remove(_ source: any LoopSource) {
         sources.removeAll { $0 === source }
+        waiting.removeAll { $0 === source }
+        sourceChanges &+= 1
     }
 
     /// Applies `tuning` to the loop's thread unless one of that name already was; on the loop's
@@ -202,7 +212,8 @@ public final class KeyboardRunLoop: @unchecked Sendable {
             runTasks()
             // Sources may be added or removed by any callback: each turn works on a snapshot and
             // skips what was removed meanwhile.
-            let turn = sources
+            let turn = waiting
+            let changes = sourceChanges
             descriptors.removeAll(keepingCapacity: true)
             descriptors.append(pollfd(fd: wake.descriptor, events: Int16(POLLIN), revents: 0))
             // By index: each source is called where it is in the snapshot, not copied (and retained) out.
@@ -215,7 +226,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
                 for index in descriptors.indices { descriptors[index].revents = 0 }
             }
             if descriptors[0].revents != 0 { wake.drain() }
-            for index in turn.indices where isRegistered(turn[index]) {
+            for index in turn.indices where sourceChanges == changes || isRegistered(turn[index]) {
                 turn[index].handle(events: descriptors[index + 1].revents)
             }
             runTasks()
@@ -228,6 +239,7 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         while true {
             runTasks()
             sources.removeAll()
+            waiting.removeAll()
             let ended = shared.withLock { shared -> Bool in
                 guard shared.tasks.isEmpty else { return false }
                 shared.ended = true
@@ -259,23 +271,24 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// work per turn, a recording played fast) waits for the next pass, after `poll()`, so that
     /// every descriptor gets its turn in between: a flood on one never starves the others.
     private func fireDeadlines() {
-        // Kept from pass to pass, emptied: a pass that fires a deadline allocates nothing.
-        var called = calledThisPass
-        calledThisPass = []
-        called.removeAll(keepingCapacity: true)
-        defer { calledThisPass = called }
+        // The list of the sources called is touched only once one was: a pass that fires
+        // nothing does no bookkeeping.
+        var fired = false
+        defer { if fired { calledThisPass.removeAll(keepingCapacity: true) } }
         while !isStopping {
             let now = clock.now()
             var earliest: (index: Int, deadline: Double)?
-            for index in sources.indices where !called.contains(ObjectIdentifier(sources[index])) {
+            for index in sources.indices {
                 guard let deadline = sources[index].deadline, deadline <= now else { continue }
                 if let current = earliest, current.deadline <= deadline { continue }
+                if fired, calledThisPass.contains(ObjectIdentifier(sources[index])) { continue }
                 earliest = (index, deadline)
             }
             guard let earliest else { return }
             // Held while it runs: its call may add or remove sources.
             let source = sources[earliest.index]
-            called.append(ObjectIdentifier(source))
+            calledThisPass.append(ObjectIdentifier(source))
+            fired = true
             source.deadlineReached()
         }
     }

@@ -76,22 +76,26 @@ let package = Package(
         // The session bus through sd-bus, in one place: connections, messages, typed values, the
         // connection as a loop source, and who a signal must come from to be believed.
         .target(name: "SystemdBus", dependencies: ["KeyboardBackendInterface", "CSystemd", "CSystemdBus"]),
+        // The loop thread's short time slice, asked for by every connection events come on.
+        .target(name: "LoopThreadSlice", dependencies: ["KeyboardBackendInterface", "CThreadSlice"]),
         .target(
             name: "KeyboardServices",
-            dependencies: ["KeyboardBackendInterface", "KeyboardJSON", "SystemdBus", "CSystemd"]),
+            dependencies: ["KeyboardBackendInterface", "KeyboardJSON", "SystemdBus", "CSystemd", "LoopThreadSlice"]),
 
         // Display-server backends, one plugin each.
         .target(
             name: "X11Adapter",
             dependencies: [
                 "KeyboardBackendInterface", "KeyboardJSON", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader",
-                "CThreadSlice",
+                "LoopThreadSlice",
             ]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs
         // with xdg-output, and the seat keyboard's layout.
         .target(
             name: "WaylandClient",
-            dependencies: ["KeyboardBackendInterface", "CWayland", "CWaylandProtocols", "CXkbCommon", "CThreadSlice"]),
+            dependencies: [
+                "KeyboardBackendInterface", "CWayland", "CWaylandProtocols", "CXkbCommon", "LoopThreadSlice",
+            ]),
         .target(
             name: "WaylandAdapter",
             dependencies: [

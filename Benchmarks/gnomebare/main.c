@@ -21,7 +21,8 @@ static int heard(sd_bus_message *message, void *userdata, sd_bus_error *error) {
     } else if (member && strcmp(member, "VisibilityChanged") == 0) {
         int visible;
         if (sd_bus_message_read(message, "b(dddd)", &visible, &x, &y, &width, &height) < 0) return 0;
-        if (sd_bus_message_skip(message, "(dddd)(uiiiid)(uas)") < 0) return 0;
+        /* target, monitor */
+        if (sd_bus_message_skip(message, "(dddd)(uiiiid)") < 0) return 0;
         if (sd_bus_message_read(message, "t", &time) < 0) return 0;
         printf("visible %d %ld %llu\n", visible, lround(y), (unsigned long long)time);
     } else {

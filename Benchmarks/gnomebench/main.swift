@@ -12,11 +12,15 @@ import TestSupport
 // all in one run. Then kbwatch's idle ticks and context switches with the keyboard shown, and its
 // memory. Runs the shell as an unprivileged account, as the tests do (see HeadlessGnomeShell).
 //
-// Usage: gnomebench [ROUNDS] [debian12|debian13] (default 10 on debian12); GNOMEBENCH_IDLE_SECONDS
-// (default 10).
+// Usage: gnomebench [ROUNDS] [debian12|debian13|forky|sid] (default 10 on debian12: GNOME Shell 43;
+// 48, 50 and 51 from the userlands); GNOMEBENCH_IDLE_SECONDS (default 10).
 
 let rounds = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 10
-let stack: Stack = CommandLine.arguments.dropFirst(2).first == "debian13" ? .debian13 : .debian12
+let stackName = CommandLine.arguments.dropFirst(2).first ?? Stack.debian12.rawValue
+guard let stack = Stack(rawValue: stackName) else {
+    print("gnomebench: no stack \(stackName): \(Stack.allCases.map(\.rawValue).joined(separator: ", "))")
+    exit(2)
+}
 let idleSeconds = Int(ProcessInfo.processInfo.environment["GNOMEBENCH_IDLE_SECONDS"] ?? "") ?? 10
 
 struct BenchError: Error, CustomStringConvertible {
@@ -133,7 +137,7 @@ func main() throws {
             Thread.sleep(forTimeInterval: 0.3)
         }
     }
-    let shell = stack == .debian12 ? "43, Debian 12" : "48, Debian 13"
+    let shell = "\(stack.gnomeShellMajor), \(stack)"
     print("gnomebench: \(rounds) shows and \(rounds) hides of GNOME Shell's keyboard (gnome-shell \(shell), headless)")
     print(
         "a click in the entry to the extension's VisibilityChanged: p50 \(millisecondsText(clickToSignal.p50)) "

@@ -1,4 +1,5 @@
 import KeyboardBackendInterface
+import LoopThreadSlice
 import SystemdBus
 
 /// A watch's own connection to the session bus: its signal matches, the calls waiting on their
@@ -27,6 +28,9 @@ final class WatchChannel {
 
     /// Joins the loop of `context`; `onBroken` gets the reason once if the connection breaks.
     func join(_ context: LoopContext, onBroken: @escaping (String) -> Void) {
+        // A keyboard's service or a compositor's companion speaks here (GNOME Shell's keyboard
+        // only here): its signals are events, handled as soon as they come, like a display's.
+        context.request(.shortTimeSlice)
         let pump = BusPump(connection, context: context)
         pump.onBroken = onBroken
         self.pump = pump

@@ -1,7 +1,7 @@
-import CThreadSlice
 import CWayland
 import Glibc
 import KeyboardBackendInterface
+import LoopThreadSlice
 
 /// A compositor connection as a run-loop source: the loop polls its descriptor, and every
 /// handler runs on the loop's thread as events are dispatched. When the connection breaks,
@@ -34,7 +34,7 @@ package final class DisplaySource: LoopSource {
 
     /// What the loop's thread asks the scheduler for, and whether this kernel keeps it, for
     /// `--doctor`.
-    package static var threadDescription: String { String(cString: ka_loop_slice_description()) }
+    package static var threadDescription: String { LoopThreadTuning.sliceDescription }
 
     package func prepareToWait() -> (descriptor: Int32, events: Int16) {
         guard isOpen else { return (-1, 0) }

@@ -1,7 +1,7 @@
-import CThreadSlice
 import CX11
 import Glibc
 import KeyboardBackendInterface
+import LoopThreadSlice
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -184,7 +184,7 @@ public final class X11Backend: KeyboardBackend {
         } else {
             lines.append("x11: input layout: unknown (no usable XKB)")
         }
-        lines.append("x11: event thread: " + String(cString: ka_loop_slice_description()))
+        lines.append("x11: event thread: " + LoopThreadTuning.sliceDescription)
         lines.append(
             "x11: \(rules.rules.count) keyboard rules" + (rulesProblem.map { " (rules file ignored: \($0))" } ?? ""))
         var seen: [KeyboardObservation] = []

@@ -142,7 +142,7 @@ final class DeliveryBacklog: Sendable {
 
 /// The backlog's warning as a deadline of the manager's run loop (whose clock is the monotonic
 /// one for live backends).
-final class BacklogSource: DeadlineSource, Sendable {
+final class BacklogSource: LoopSource, Sendable {
     private let backlog: DeliveryBacklog
 
     init(_ backlog: DeliveryBacklog) { self.backlog = backlog }

@@ -150,8 +150,9 @@ public final class KeyboardManager: Sendable {
             // The closure holds no strong reference to the manager: releasing the manager right
             // after start must release it on the releasing thread, not later on the loop's.
             try run.loop.performAndWait { [backend, state] context in
-                context.add(settle)
-                if let backlogSource { context.add(backlogSource) }
+                // Deadlines only: a turn asks them for nothing else.
+                context.addDeadlineOnly(settle)
+                if let backlogSource { context.addDeadlineOnly(backlogSource) }
                 try run.openBackend { try backend.start(in: context, sink: sink) }
                 switch state.access({ $0.lifecycle.opened(run) }) {
                 case .release:

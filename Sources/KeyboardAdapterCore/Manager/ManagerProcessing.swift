@@ -160,6 +160,12 @@ extension KeyboardManager {
 }
 
 extension TrackerEmission {
+    /// The event of an update, nil for a layout change or progress.
+    var event: KeyboardEvent? {
+        if case .update(let update) = self { return update.event }
+        return nil
+    }
+
     /// True for an intermediate frame.
     var isProgress: Bool {
         if case .progress = self { return true }

@@ -152,7 +152,7 @@ struct ManagerSink: ObservationSink {
 
 /// The tracker's settle deadlines as a loop source: no descriptor, no timer object, just the
 /// earliest deadline, which becomes the loop's poll timeout.
-final class SettleSource: DeadlineSource, Sendable {
+final class SettleSource: LoopSource, Sendable {
     let manager: WeakManager
     let run: ManagerRun
 

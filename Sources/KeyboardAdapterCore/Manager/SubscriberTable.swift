@@ -10,6 +10,22 @@ enum Subscriber: Sendable {
     case stop(Callback<BackendFailure?>)
     /// Intermediate frames of transitions.
     case progress(Callback<KeyboardProgress>)
+
+    /// What a subscriber listens to, without its callback.
+    enum Kind: Sendable {
+        case events(KeyboardEvent?)
+        case layout, stop, progress
+    }
+
+    /// What it listens to.
+    var kind: Kind {
+        switch self {
+        case .events(let wanted, _): .events(wanted)
+        case .layout: .layout
+        case .stop: .stop
+        case .progress: .progress
+        }
+    }
 }
 
 /// Keeps a listener's will/did pairs whole: a `did` is passed on only when the listener was
@@ -27,7 +43,7 @@ struct PairingFilter: Sendable {
     mutating func admits(_ emission: TrackerEmission, paused: Bool) -> Bool {
         switch emission {
         case .update(let update):
-            let id = update.keyboard.id
+            let id = update.state.facts.keyboardID
             guard update.event.isWill else { return remove(id) }
             if paused {
                 _ = remove(id)
@@ -118,13 +134,15 @@ struct PreparedCalls: Sendable {
     /// Marks the start of an emission's routing: the first immediate call of its event keeps it.
     mutating func beginEmission() { routedUpdateIsKept = false }
 
-    /// ``add(_:_:subscriber:)`` for the event of the emission being routed: an immediate call
-    /// refers to the one copy in ``updates``.
-    mutating func add(_ callback: Callback<KeyboardUpdate>, _ update: KeyboardUpdate, subscriber: Int?) {
+    /// ``add(_:_:subscriber:)`` for the event of `emission`, the emission being routed: an
+    /// immediate call refers to the one copy of the event in ``updates``.
+    mutating func add(_ callback: Callback<KeyboardUpdate>, eventOf emission: TrackerEmission, subscriber: Int?) {
         guard case .delivered(.immediate, _) = callback else {
-            return prepare(callback, update, subscriber: subscriber)
+            if case .update(let update) = emission { prepare(callback, update, subscriber: subscriber) }
+            return
         }
         if !routedUpdateIsKept {
+            guard case .update(let update) = emission else { return }
             updates.append(update)
             routedUpdateIsKept = true
         }
@@ -172,8 +190,17 @@ struct PreparedCalls: Sendable {
 struct SubscriberTable: Sendable {
     struct Entry: Sendable {
         var id: Int
-        var subscriber: Subscriber
+        let subscriber: Subscriber
+        /// What the subscriber listens to: looked at for every emission, without a copy of the
+        /// callback (which a look at `subscriber` makes).
+        let kind: Subscriber.Kind
         var pairing = PairingFilter()
+
+        init(id: Int, subscriber: Subscriber) {
+            self.id = id
+            self.subscriber = subscriber
+            kind = subscriber.kind
+        }
     }
     /// A stream: its outbox, and the pairs it was given.
     struct Stream<Element: Sendable>: Sendable {
@@ -251,23 +278,26 @@ struct SubscriberTable: Sendable {
         // Each subscriber is matched against the emission without copying either: a switch over
         // the pair would copy the emission (and its strings) once per subscriber.
         calls.beginEmission()
+        let event = emission.event
         for index in entries.indices {
-            switch entries[index].subscriber {
-            case .events(let wanted, let callback):
-                guard case .update(let update) = emission,
-                    entries[index].pairing.admits(emission, paused: paused)
+            switch entries[index].kind {
+            case .events(let wanted):
+                guard let event, entries[index].pairing.admits(emission, paused: paused),
+                    wanted == nil || wanted == event, case .events(_, let callback) = entries[index].subscriber
                 else { continue }
-                if wanted == nil || wanted == update.event {
-                    calls.add(callback, update, subscriber: entries[index].id)
-                }
-            case .layout(let callback):
-                if !paused, case .layoutChanged(let state) = emission {
+                calls.add(callback, eventOf: emission, subscriber: entries[index].id)
+            case .layout:
+                if !paused, case .layoutChanged(let state) = emission,
+                    case .layout(let callback) = entries[index].subscriber
+                {
                     calls.add(callback, state, subscriber: entries[index].id)
                 }
-            case .progress(let callback):
+            case .progress:
                 switch emission {
                 case .progress(let progress):
-                    guard entries[index].pairing.admits(emission, paused: paused) else { continue }
+                    guard entries[index].pairing.admits(emission, paused: paused),
+                        case .progress(let callback) = entries[index].subscriber
+                    else { continue }
                     calls.add(callback, progress, subscriber: entries[index].id)
                 case .update:
                     // A progress listener follows the pairs too, to know which transitions it is in.

@@ -47,6 +47,9 @@ package struct KeyboardFacts: Sendable, Hashable {
         }
     }
 
+    /// The keyboard's id, read without a copy of the rest of its identity.
+    package var keyboardID: String { storage.keyboard.id }
+
     /// The output it is on, when known.
     package var output: Output? {
         get { storage.output }

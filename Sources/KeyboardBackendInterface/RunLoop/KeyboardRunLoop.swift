@@ -39,8 +39,8 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     // overlapping accesses: a run-time check would cost two runtime calls on every access, on
     // every event.
     @exclusivity(unchecked) private var sources: [any LoopSource] = []
-    /// The sources with a descriptor (all but the ``DeadlineSource``s): the ones a turn prepares
-    /// and hands poll's events to.
+    /// The sources with a descriptor (all but those added as deadline-only): the ones a turn
+    /// prepares and hands poll's events to.
     @exclusivity(unchecked) private var waiting: [any LoopSource] = []
     /// Counts additions and removals of sources: a turn whose count did not change knows every
     /// source it prepared is still there without looking.
@@ -115,10 +115,11 @@ public final class KeyboardRunLoop: @unchecked Sendable {
         return id != 0 && pthread_equal(pthread_t(id), pthread_self()) != 0
     }
 
-    /// Adds a source; on the loop's thread (through a ``LoopContext``).
-    func add(_ source: any LoopSource) {
+    /// Adds a source; on the loop's thread (through a ``LoopContext``). One that does not wait on
+    /// a descriptor is only asked for its deadline.
+    func add(_ source: any LoopSource, waitsOnDescriptor: Bool = true) {
         sources.append(source)
-        if !(source is any DeadlineSource) { waiting.append(source) }
+        if waitsOnDescriptor { waiting.append(source) }
         sourceChanges &+= 1
     }
 

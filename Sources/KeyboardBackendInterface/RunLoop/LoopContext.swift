@@ -17,6 +17,11 @@ public struct LoopContext {
     /// Adds a source; it is asked for its descriptor and deadline from the loop's next turn on.
     public func add(_ source: any LoopSource) { checked()?.add(source) }
 
+    /// Adds a source with a deadline and no descriptor: the loop asks it only for its deadline and
+    /// calls its `deadlineReached()`, never `prepareToWait()` or `handle(events:)`, so a turn
+    /// spends nothing on it.
+    package func addDeadlineOnly(_ source: any LoopSource) { checked()?.add(source, waitsOnDescriptor: false) }
+
     /// Removes a source (also from inside its own callbacks); it is not called again.
     public func remove(_ source: any LoopSource) { checked()?.remove(source) }
 

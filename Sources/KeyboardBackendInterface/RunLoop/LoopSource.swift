@@ -29,8 +29,3 @@ extension LoopSource {
     /// Nothing to do by default.
     public func deadlineReached() {}
 }
-
-/// A source with a deadline and no descriptor: its loop asks it only for its ``LoopSource/deadline``
-/// and calls ``LoopSource/deadlineReached()``, never ``LoopSource/prepareToWait()`` or
-/// ``LoopSource/handle(events:)``, so a turn spends nothing on it.
-package protocol DeadlineSource: LoopSource {}

@@ -121,6 +121,7 @@ struct PreparedCalls: Sendable {
     mutating func removeAll() {
         immediate.removeAll(keepingCapacity: true)
         updates.removeAll(keepingCapacity: true)
+        routedUpdateIsKept = false
         mainActor.removeAll()
         queued.removeAll()
         descriptor.removeAll()
@@ -138,7 +139,7 @@ struct PreparedCalls: Sendable {
     /// immediate call refers to the one copy of the event in ``updates``.
     mutating func add(_ callback: Callback<KeyboardUpdate>, eventOf emission: TrackerEmission, subscriber: Int?) {
         guard case .delivered(.immediate, _) = callback else {
-            if case .update(let update) = emission { prepare(callback, update, subscriber: subscriber) }
+            if case .update(let update) = emission { add(callback, update, subscriber: subscriber) }
             return
         }
         if !routedUpdateIsKept {
@@ -162,10 +163,6 @@ struct PreparedCalls: Sendable {
 
     /// Prepares `callback`'s call with `value`, where its delivery says.
     mutating func add<Value: Sendable>(_ callback: Callback<Value>, _ value: Value, subscriber: Int?) {
-        prepare(callback, value, subscriber: subscriber)
-    }
-
-    private mutating func prepare<Value: Sendable>(_ callback: Callback<Value>, _ value: Value, subscriber: Int?) {
         switch callback {
         case .mainActor(let handler):
             mainActor.append(Call(subscriber: subscriber, body: { @MainActor @Sendable in handler(value) }))

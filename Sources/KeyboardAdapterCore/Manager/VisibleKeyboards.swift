@@ -1,7 +1,7 @@
-/// The keyboards visible as of the last emission routed, kept ordered by id. There are one or
-/// two of them, so a list searched in order beats a dictionary: a move replaces one element after
-/// finding it by the facts it shares with the new state, where a dictionary hashes the id on
-/// every event.
+/// The keyboards visible as of the last emission routed, kept ordered by id, and found by a
+/// binary search of their ids: a move of the one keyboard visible compares one id (ids made by
+/// the same backend compare by their bits), where a dictionary hashes the id on every event, and
+/// a replay with thousands visible at once still finds each in a dozen comparisons.
 struct VisibleKeyboards: Sendable {
     /// The keyboards, ordered by id.
     private(set) var ordered: [KeyboardState] = []
@@ -11,25 +11,29 @@ struct VisibleKeyboards: Sendable {
 
     /// Puts `state` in place of the one with its id, or adds it in order.
     mutating func set(_ state: KeyboardState) {
-        // A move's state shares its facts with the one it replaces: found without reading an id.
-        for index in ordered.indices where ordered[index].facts.isShared(with: state.facts) {
-            ordered[index] = state
-            return
-        }
-        let id = state.keyboard.id
-        for index in ordered.indices where ordered[index].keyboard.id == id {
-            ordered[index] = state
-            return
-        }
-        let place = ordered.firstIndex { $0.keyboard.id > id } ?? ordered.endIndex
-        ordered.insert(state, at: place)
+        let (place, found) = search(state.facts.keyboardID)
+        if found { ordered[place] = state } else { ordered.insert(state, at: place) }
     }
 
     /// Removes the keyboard with `id`, when it is there.
     mutating func remove(id: String) {
-        ordered.removeAll { $0.keyboard.id == id }
+        let (place, found) = search(id)
+        if found { ordered.remove(at: place) }
     }
 
     /// Removes every keyboard.
     mutating func removeAll() { ordered.removeAll() }
+
+    /// Where the keyboard with `id` is, or where it would go, and whether it is there.
+    private func search(_ id: String) -> (place: Int, found: Bool) {
+        var low = ordered.startIndex
+        var high = ordered.endIndex
+        while low < high {
+            let middle = low + (high - low) / 2
+            let other = ordered[middle].facts.keyboardID
+            if other == id { return (middle, true) }
+            if other < id { low = middle + 1 } else { high = middle }
+        }
+        return (low, false)
+    }
 }

@@ -10,8 +10,12 @@
 //    listener together: both times side by side.
 // 3. Idle over 10 s afterwards: CPU ticks and context switches of the loop thread (kbd-loop),
 //    of the listener's thread, and of the whole process.
+// 4. Instructions per keyboard move of `kbwatch --json` and of x11bare (Benchmarks/x11bare), both
+//    under callgrind watching the same moves of the keyboard window (when valgrind is installed):
+//    the process kbwatch ships as, beside the C floor, in the same run as the figures above.
 //
-// Environment: X11BENCH_ITERATIONS (default 200), X11BENCH_STORM (50000), X11BENCH_IDLE_SECONDS (10).
+// Environment: X11BENCH_ITERATIONS (default 200), X11BENCH_STORM (50000), X11BENCH_IDLE_SECONDS (10),
+// X11BENCH_COUNTED_MOVES (200).
 
 import CX11
 import Foundation
@@ -35,6 +39,7 @@ func run() throws {
     let iterations = setting("X11BENCH_ITERATIONS", 200)
     let stormSize = setting("X11BENCH_STORM", 50_000)
     let idleSeconds = setting("X11BENCH_IDLE_SECONDS", 10)
+    let countedMoves = setting("X11BENCH_COUNTED_MOVES", 200)
     let keyboardProgram = "matchbox-keyboard"
     guard try Programs.ready(["Xvfb", keyboardProgram]) else { exit(2) }
 
@@ -106,6 +111,10 @@ func run() throws {
     let idle = Idle.sample().since(before)
     stormListener.stop()
 
+    // 4. Instructions per move of the kbwatch process and of x11bare, after the idle sample.
+    let instructions = try InstructionsPerMove.measure(
+        display: session.display, window: UInt(window), environment: session.environment, count: countedMoves)
+
     print(
         "x11bench: \(keyboardProgram) on Xvfb \(session.display) (\(session.width)x\(session.height)), no window manager"
     )
@@ -142,6 +151,8 @@ func run() throws {
     print(column("  loop thread (kbd-loop)") + idle.loop.cpuDescription)
     print(column("  bare listener's thread (floor)") + idle.listener.cpuDescription)
     print(column("  whole process (main thread: one sleep)") + idle.process.cpuDescription)
+    print("")
+    instructions.rows(width: 48).forEach { print($0) }
 }
 
 do {

@@ -1,17 +1,22 @@
 import Foundation
-import TestSupport
 
 /// Instructions per keyboard move of `kbwatch --json` and of x11bare, counted by callgrind (exact,
 /// and the same from run to run, where CPU time spreads): both run under valgrind watching the
 /// same moves, each profile emptied after the warm-up moves and written out after the counted ones.
-struct InstructionsPerMove {
-    var kbwatch: Int?
-    var floor: Int?
-    var moves = 0
+/// kbwatchbench and x11bench both print it.
+public struct InstructionsPerMove: Sendable {
+    /// kbwatch's instructions over the counted moves, all threads; nil when not counted.
+    public var kbwatch: Int?
+    /// x11bare's instructions over the same moves; nil when not counted.
+    public var floor: Int?
+    /// The moves counted.
+    public var moves = 0
     /// Why nothing was counted (valgrind missing, a watcher that did not start).
-    var problem: String?
+    public var problem: String?
 
-    static func measure(display: String, window: UInt, environment: [String: String?], count: Int) throws
+    /// Starts `kbwatch --backend x11 --json` and x11bare (built beside kbwatch) under callgrind on
+    /// `display`, both watching `window`, and counts their instructions over `count` moves of it.
+    public static func measure(display: String, window: UInt, environment: [String: String?], count: Int) throws
         -> InstructionsPerMove
     {
         var result = InstructionsPerMove(moves: count)
@@ -19,7 +24,7 @@ struct InstructionsPerMove {
             result.problem = "\(tool) is not installed"
             return result
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("kbwatchbench-\(getpid())").path
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("instructions-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         // valgrind cannot read the toolchain's DWARF 5: a copy without it, with its symbols.
@@ -97,8 +102,9 @@ struct InstructionsPerMove {
         (try? Programs.run(tool, arguments))?.status == 0
     }
 
-    /// The rows: both counts per move, the ratio and the target.
-    func rows() -> [String] {
+    /// The rows: both counts per move, the ratio and the target, labels padded to `width`.
+    public func rows(width: Int = 46) -> [String] {
+        func column(_ text: String) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
         guard let kbwatch, let floor, moves > 0 else {
             return ["instructions per keyboard move (callgrind): not counted: \(problem ?? "no profile")"]
         }

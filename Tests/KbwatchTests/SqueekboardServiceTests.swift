@@ -112,7 +112,16 @@ struct SqueekboardServiceTests {
         let hidden = try watcher.next("didHide", after: shown.index)
         #expect(hidden.object("keyboard").string("name") == "squeekboard")
         #expect(watcher.isRunning, "\(watcher.errors)")
-        let state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
+        // The didHide comes from the keyboard's surface going away, which the compositor may see
+        // before the bus daemon sees squeekboard's connection close: until then the name is still
+        // owned and a read of it fails ("disconnected without replying"), so --state is asked again
+        // until the bus has caught up.
+        var state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
+        let deadline = Date().addingTimeInterval(5)
+        while !state.stdout.contains(#""status":"notRunning""#), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
+        }
         #expect(state.status == 1)
         #expect(state.stdout.contains(#""status":"notRunning""#), "\(state.stdout)")
         // With squeekboard gone, nothing on Wayland can show a keyboard (exit 7, and why), and

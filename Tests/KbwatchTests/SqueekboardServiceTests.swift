@@ -117,10 +117,10 @@ struct SqueekboardServiceTests {
         // owned and a read of it fails ("disconnected without replying"), so --state is asked again
         // until the bus has caught up.
         var state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
-        let deadline = Date().addingTimeInterval(5)
-        while !state.stdout.contains(#""status":"notRunning""#), Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.1)
-            state = try Kbwatch.run(["--state", "--json"], environment: world.environment)
+        Wait.until(timeout: 5, interval: 0.1) {
+            if state.stdout.contains(#""status":"notRunning""#) { return true }
+            if let again = try? Kbwatch.run(["--state", "--json"], environment: world.environment) { state = again }
+            return false
         }
         #expect(state.status == 1)
         #expect(state.stdout.contains(#""status":"notRunning""#), "\(state.stdout)")

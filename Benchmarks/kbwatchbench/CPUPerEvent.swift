@@ -22,20 +22,22 @@ struct CPUPerEvent {
     var residentBefore: ProcessUsage?
     var residentAfter: ProcessUsage?
 
-    /// Moves `window` `count` times from a connection of its own, each move given the settle
-    /// interval and a little more to end (70 ms), so that each is a change of its own: a
-    /// willChangeFrame and a didChangeFrame line from each watcher.
+    /// x11bare, built beside the kbwatch the benchmark runs.
+    static let x11bare = URL(fileURLWithPath: Kbwatch.path).deletingLastPathComponent()
+        .appendingPathComponent("x11bare").path
+
     /// Moves made before the counted ones.
     static let warmUpMoves = 20
 
+    /// Moves `window` `count` times from a connection of its own, each move given the settle
+    /// interval and a little more to end (70 ms), so that each is a change of its own: a
+    /// willChangeFrame and a didChangeFrame line from each watcher.
     static func measure(display: String, window: UInt, environment: [String: String?], count: Int) throws
         -> CPUPerEvent
     {
         let kbwatch = try Kbwatch.watch(["--backend", "x11", "--json"], environment: environment)
         defer { kbwatch.stop() }
-        let bare = try WatchedProcess(
-            URL(fileURLWithPath: Kbwatch.path).deletingLastPathComponent().appendingPathComponent("x11bare").path,
-            [String(window), "50"], environment: environment)
+        let bare = try WatchedProcess(Self.x11bare, [String(window), "50"], environment: environment)
         defer { bare.stop() }
         guard kbwatch.lines.first(from: 0, timeout: 20, where: { $0.contains("\"didShow\"") }) != nil,
             bare.lines.first(from: 0, timeout: 20, where: { $0 == "ready" }) != nil

@@ -11,7 +11,8 @@
 //    shipped, again with that thread set back to the kernel's default slice (what kernels before
 //    Linux 6.12 give it), and again with the listener's thread asking for the same short slice.
 //    Then, with kbwatch ended, the same for xev's line (line-buffered by stdbuf): what a
-//    process and a pipe cost at the least.
+//    process and a pipe cost at the least; and for x11bare's, a C reader that selects what kbwatch
+//    selects (so the server writes to it first, as to kbwatch) on the kernel's default slice.
 // 4. CPU per keyboard move: `kbwatch --json` and x11bare (a C Xlib client that selects the same
 //    events and writes a JSON line of the same size per event, Benchmarks/x11bare) watching the
 //    same moves at once; user and system time per move of each, and kbwatch's resident memory
@@ -111,6 +112,19 @@ func main() throws {
         display: session.display, window: window, watcher: xevMoving, prefix: "ConfigureNotify", listener: xevListener,
         count: min(moves, 200))
     xevMoving.stop()
+    // x11bare selects what kbwatch selects (the keyboard window's structure too, so the server
+    // writes to it before it writes the root's copy to the listener) and asks for no short slice:
+    // the floor of a reader in kbwatch's place in the server's order, on the kernel's default slice.
+    let bareMoving = try WatchedProcess(CPUPerEvent.x11bare, [String(window), "50"], environment: session.environment)
+    guard bareMoving.lines.first(from: 0, timeout: 20, where: { $0 == "ready" }) != nil else {
+        throw TestFailure("x11bare did not start: \(bareMoving.errors)")
+    }
+    Thread.sleep(forTimeInterval: 1)
+    let bareLatency = try MoveLatency.measure(
+        display: session.display, window: window, watcher: bareMoving,
+        prefix: #"{"schema":1,"event":"willChangeFrame""#,
+        listener: xevListener, count: min(moves, 200))
+    bareMoving.stop()
     xevListener.stop()
 
     // 4: CPU per move, kbwatch --json beside its C floor.
@@ -146,6 +160,10 @@ func main() throws {
     evenLatency.rows("kbwatch stdout line").forEach { print($0) }
     print("then, kbwatch ended (n=\(xevLatency.process.count))")
     xevLatency.rows("xev stdout line (C Xlib process, stdbuf -oL)").forEach { print($0) }
+    print(
+        "then x11bare, which selects what kbwatch selects, on the kernel's default slice (n=\(bareLatency.process.count))"
+    )
+    bareLatency.rows("x11bare stdout line (C Xlib process)").forEach { print($0) }
     print("")
     print("idle \(idleSeconds) s with the keyboard shown (all threads; target for kbwatch: 0 ticks, 0 switches)")
     print(column("  kbwatch") + (kbwatchIdle?.cpuDescription ?? "gone"))
@@ -171,7 +189,7 @@ func main() throws {
             + "   (target: median <= 10 ms; exit \(statuses.sorted()))")
     print(
         column("  xwininfo -root -children (floor)") + millisecondsText(floor.p50) + "  " + millisecondsText(floor.p90))
-    let missed = latency.missed + defaultLatency.missed + evenLatency.missed + xevLatency.missed
+    let missed = latency.missed + defaultLatency.missed + evenLatency.missed + xevLatency.missed + bareLatency.missed
     if missed > 0 {
         print("\nmissed: \(missed) moves had no line or no ConfigureNotify within 5 s")
     }

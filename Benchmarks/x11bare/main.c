@@ -7,9 +7,15 @@
    (timerfd, the settle interval) and writes a second line the size of kbwatch's didChangeFrame.
    Lines go to stdout.
 
-   Usage: x11bare WINDOW [SETTLE_MS]   (WINDOW in hex or decimal; SETTLE_MS default 50) */
+   Usage: x11bare WINDOW [SETTLE_MS [LINES [chained|overlapped]]]
+   (WINDOW in hex or decimal; SETTLE_MS default 50). With LINES, each of a move's two wake-ups also
+   reads LINES/2 cache lines of its own, 8 to a page in a random order, as a watcher with a larger
+   footprint would: one after the other, each address read from the line before (chained, the
+   default: no miss overlaps another), or all addresses known at once (overlapped). It measures what
+   a line a wake-up touches costs on the machine (docs/performance.md, "Where the time goes"). */
 #include <X11/Xlib.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,45 @@
 #include <unistd.h>
 
 static char line[2048];
+
+/* The extra lines, in a random order; each holds the address of the next (the last, the first's). */
+static char **extraLines;
+static long extraCount;
+static int overlapped;
+
+static void makeExtraLines(long count) {
+    extraCount = count;
+    if (count <= 0) return;
+    size_t pages = (size_t)(count + 7) / 8;
+    char *area = aligned_alloc(4096, pages * 4096);
+    extraLines = malloc(sizeof *extraLines * (size_t)count);
+    if (area == NULL || extraLines == NULL) exit(1);
+    memset(area, 0, pages * 4096);
+    for (long i = 0; i < count; i++) extraLines[i] = area + (i / 8) * 4096 + (i % 8) * 512;
+    srand(1);
+    for (long i = count - 1; i > 0; i--) {
+        long j = rand() % (i + 1);
+        char *swap = extraLines[i];
+        extraLines[i] = extraLines[j];
+        extraLines[j] = swap;
+    }
+    for (long i = 0; i < count; i++) *(char **)extraLines[i] = extraLines[(i + 1) % count];
+}
+
+/* Reads `count` of the extra lines, from the first in the random order. */
+static void touchExtraLines(long count) {
+    if (count > extraCount) count = extraCount;
+    uintptr_t seen = 0;
+    if (overlapped) {
+        for (long i = 0; i < count; i++) seen += *(uintptr_t *)extraLines[i];
+    } else if (count > 0) {
+        char *at = extraLines[0];
+        for (long i = 0; i < count; i++) at = *(char **)at;
+        seen = (uintptr_t)at;
+    }
+    /* Keeps the reads: the compiler cannot know that this never writes. */
+    if (seen == 1) write(2, "", 0);
+}
 
 /* The wall-clock time as kbwatch writes it: 2026-12-01T16:40:07.646Z. */
 static int timestamp(char *out, size_t size) {
@@ -56,6 +101,9 @@ int main(int argc, char **argv) {
     if (argc < 2) return 2;
     unsigned long window = strtoul(argv[1], NULL, 0);
     long settle = argc > 2 ? atol(argv[2]) : 50;
+    long lines = argc > 3 ? atol(argv[3]) : 0;
+    overlapped = argc > 4 && strcmp(argv[4], "overlapped") == 0;
+    makeExtraLines(lines);
     Display *display = XOpenDisplay(NULL);
     if (display == NULL) return 1;
     Window root = DefaultRootWindow(display);
@@ -86,6 +134,7 @@ int main(int argc, char **argv) {
             changed = 1;
         }
         if (changed) {
+            touchExtraLines(lines / 2);
             if (!moving) {
                 moving = 1;
                 clock_gettime(CLOCK_MONOTONIC, &began);
@@ -100,6 +149,7 @@ int main(int argc, char **argv) {
         if (fds[1].revents & POLLIN) {
             unsigned long long expirations;
             if (read(timer, &expirations, sizeof expirations) == sizeof expirations && moving) {
+                touchExtraLines(lines / 2);
                 struct timespec now;
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 double duration = (double)(now.tv_sec - began.tv_sec) * 1000 + (now.tv_nsec - began.tv_nsec) / 1e6;

@@ -102,6 +102,7 @@ int main(int argc, char **argv) {
     unsigned long window = strtoul(argv[1], NULL, 0);
     long settle = argc > 2 ? atol(argv[2]) : 50;
     long lines = argc > 3 ? atol(argv[3]) : 0;
+    if (argc > 4 && strcmp(argv[4], "chained") != 0 && strcmp(argv[4], "overlapped") != 0) return 2;
     overlapped = argc > 4 && strcmp(argv[4], "overlapped") == 0;
     makeExtraLines(lines);
     Display *display = XOpenDisplay(NULL);

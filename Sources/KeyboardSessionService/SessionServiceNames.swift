@@ -19,7 +19,10 @@ package enum SessionServiceNames {
         <!--
           KeyboardAdapter's session service: one watcher of the on-screen keyboards for every app of the
           session, served by kbwatch in its serve mode under the name org.keyboardadapter.Watcher at
-          /org/keyboardadapter/Watcher.
+          /org/keyboardadapter/Watcher. A service started without a display server it can reach (the
+          bus's activation environment names none) answers every call with
+          org.keyboardadapter.Watcher2.Error.NoDisplay, the reason and the fix, and leaves a second
+          after the last call.
 
           An update (Event, SubscriberEvent) is an a{sv} with these keys; a key is left out where its
           value is unknown:

@@ -257,13 +257,13 @@ package final class BusConnection {
     }
 }
 
-/// The last meaningful line of an error message, bounded (a Python traceback ends with the
-/// exception).
+/// The last meaningful line of an error message, bounded to 1 000 characters (a Python traceback
+/// ends with the exception; a reason with its fix, as the session service's `NoDisplay`, fits).
 package func conciseErrorMessage(_ pointer: UnsafePointer<CChar>) -> String {
     let text = boundedString(pointer, limit: 4096)
     let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters() }.filter { !$0.isEmpty }
     let line = lines.last ?? ""
-    return line.count > 200 ? String(line.prefix(200)) + "…" : line
+    return line.count > 1000 ? String(line.prefix(1000)) + "…" : line
 }
 
 extension Substring {

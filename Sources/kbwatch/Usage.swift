@@ -97,7 +97,9 @@ enum ExitCode: Int32, CaseIterable {
         case .success: "success (also after SIGINT or SIGTERM)"
         case .noKeyboardVisible: "--state: no keyboard is visible; --hide: none is visible to hide"
         case .badArguments: "bad arguments"
-        case .noDisplayServer: "no display server is reachable"
+        case .noDisplayServer:
+            "no display server is reachable (--serve: after answering the calls that came meanwhile with why, "
+                + "and how to give the bus the display)"
         case .backendUnavailable: "the backend cannot run in this session (the message says why)"
         case .badRecording: "the recording cannot be read or has a malformed line (the message names it)"
         case .backendFailed: "the display server went away while watching (keyboards reported hidden first)"

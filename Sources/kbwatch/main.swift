@@ -121,7 +121,11 @@ if let path = options.replayPath {
         backend = try registry.select(name: options.backend, environment: environment)
     } catch {
         switch error {
-        case .noDisplayServer: fail(.noDisplayServer, error.description)
+        case .noDisplayServer:
+            if options.mode == .serve {
+                ServiceModes.serveUnavailable(error.description, environment: environment, stopSignals: &stopSignals)
+            }
+            fail(.noDisplayServer, error.description)
         case .unknownBackend: fail(.badArguments, error.description)
         case .unavailable, .noneAvailable: fail(.backendUnavailable, error.description)
         }
@@ -182,7 +186,12 @@ do {
     // is not reachable (exit 3, as when the availability check finds none), whatever the moment.
     switch failure.kind {
     case .malformedInput: fail(.badRecording, failure.description)
-    case .connectionLost: fail(.noDisplayServer, failure.description)
+    case .connectionLost:
+        if options.mode == .serve {
+            manager.stop()
+            ServiceModes.serveUnavailable(failure.description, environment: environment, stopSignals: &stopSignals)
+        }
+        fail(.noDisplayServer, failure.description)
     case .other: fail(.backendUnavailable, failure.description)
     }
 } catch {

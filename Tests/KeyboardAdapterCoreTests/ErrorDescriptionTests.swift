@@ -22,7 +22,8 @@ struct ErrorDescriptionTests {
 
     @Test("a keyboard control error names the keyboard or the reason")
     func keyboardControl() {
-        #expect(shown(KeyboardControlError.notVisible("x11:0x400002")) == "no visible keyboard x11:0x400002")
+        #expect(shown(KeyboardControlError.notVisible("x11:0x400002")) == "the keyboard x11:0x400002 is not visible")
+        #expect(shown(KeyboardControlError.notVisible("")) == "no keyboard is visible")
         #expect(
             shown(KeyboardControlError.unsupported("the replay backend cannot hide keyboards"))
                 == "the replay backend cannot hide keyboards")

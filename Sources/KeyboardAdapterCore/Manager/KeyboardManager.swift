@@ -260,7 +260,7 @@ public final class KeyboardManager: Sendable {
         // A running keyboard service can hide its keyboard even when geometry shows none (a
         // keyboard asked before its window maps); without one, a hide needs a visible keyboard.
         let serviceRuns = id == nil && isRunning && backend.services.contains { $0.state.isRunning }
-        guard !targets.isEmpty || serviceRuns else { return completion(.failure(.notVisible(id ?? "keyboard"))) }
+        guard !targets.isEmpty || serviceRuns else { return completion(.failure(.notVisible(id ?? ""))) }
         KeyboardRequestRouting.hide(targets.map(\.keyboard), backend: backend, completion: completion)
     }
 

@@ -194,7 +194,7 @@ extension BackendDiagnosing where Self: KeyboardObserving {
 public enum KeyboardControlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The backend (or this keyboard) offers no way to do it.
     case unsupported(String)
-    /// No such keyboard is visible.
+    /// The keyboard with this id is not visible; with an empty id, no keyboard is.
     case notVisible(String)
     /// The request could not be sent.
     case failed(String)
@@ -203,7 +203,7 @@ public enum KeyboardControlError: Error, Sendable, Hashable, CustomStringConvert
     public var description: String {
         switch self {
         case .unsupported(let reason), .failed(let reason): reason
-        case .notVisible(let id): "no visible keyboard \(id)"
+        case .notVisible(let id): id.isEmpty ? "no keyboard is visible" : "the keyboard \(id) is not visible"
         }
     }
 }

@@ -26,7 +26,7 @@ package enum KeyboardRequestRouting {
             keyboards.isEmpty
             ? running : running.filter { service in keyboards.contains { $0.name == service.keyboardName } }
         let others = keyboards.filter { keyboard in !serviced.contains { $0.keyboardName == keyboard.name } }
-        guard !serviced.isEmpty || !others.isEmpty else { return completion(.failure(.notVisible("keyboard"))) }
+        guard !serviced.isEmpty || !others.isEmpty else { return completion(.failure(.notVisible(""))) }
         let group = KeyboardRequestGroup(count: serviced.count + others.count, completion: completion)
         for service in serviced { service.requestVisible(false, completion: group.finish) }
         for keyboard in others {

@@ -13,15 +13,26 @@ struct ServiceDocumentationTests {
         let session: X11Session
         let bus: SessionBus
 
-        init() throws {
+        /// The bus's activation directory.
+        let services: String
+
+        /// With `installed` false the service's file is not there yet (``install()`` puts it).
+        init(installed: Bool = true) throws {
             session = try X11Session()
             try session.startWindowManager()
-            let services = session.directory + "/services"
+            services = session.directory + "/services"
             try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
-            try "[D-BUS Service]\nName=org.keyboardadapter.Watcher\nExec=\(Kbwatch.path) --serve --idle-exit 1\n"
-                .write(toFile: services + "/org.keyboardadapter.Watcher.service", atomically: true, encoding: .utf8)
+            if installed { try Self.install(in: services) }
             bus = try SessionBus(
                 directory: session.directory, home: session.directory + "/home", serviceDirectory: services)
+        }
+
+        /// Writes the service's file into the bus's activation directory.
+        func install() throws { try Self.install(in: services) }
+
+        private static func install(in services: String) throws {
+            try "[D-BUS Service]\nName=org.keyboardadapter.Watcher\nExec=\(Kbwatch.path) --serve --idle-exit 1\n"
+                .write(toFile: services + "/org.keyboardadapter.Watcher.service", atomically: true, encoding: .utf8)
         }
 
         var environment: [String: String?] {
@@ -80,6 +91,28 @@ struct ServiceDocumentationTests {
         }
         let fixed = try Kbwatch.run(["--from-service", "--state"], environment: world.environment)
         #expect(fixed.status == 1 && fixed.stderr.isEmpty, "\(fixed.stderr)")
+    }
+
+    @Test(
+        "a bus that knows no service: the client's error says to install kbwatch; the bus reads the service file installed later, and the next call starts the service"
+    )
+    func installedLater() throws {
+        guard try Programs.ready(Self.programs) else { return }
+        let world = try World(installed: false)
+        defer { world.stop() }
+        try world.bus.setActivationEnvironment(["DISPLAY": world.session.display])
+        let before = try Kbwatch.run(["--from-service", "--state"], environment: world.environment)
+        #expect(before.status == 10, "\(before.stderr)")
+        #expect(before.stderr.contains("org.freedesktop.DBus.Error.ServiceUnknown"), "\(before.stderr)")
+        #expect(before.stderr.contains("install kbwatch"), "\(before.stderr)")
+        try world.install()
+        // The bus rereads its configuration when a service directory changes (inotify).
+        var after: Kbwatch.Result?
+        try Wait.require("the bus to start the service installed after it", timeout: 10) {
+            after = try? Kbwatch.run(["--from-service", "--state"], environment: world.environment)
+            return after.map { $0.status != 10 } ?? false
+        }
+        #expect(after?.status == 1 && after?.stderr.isEmpty == true, "\(after?.stderr ?? "")")
     }
 
     /// A listener that subscribes to nothing but the interface's signals by a match rule on

@@ -76,6 +76,9 @@ struct NewcomerTests {
 
         // kbwatch's events of the demo's first part, then kbdemo's.
         let lines = output.split(separator: "\n")
+        // Neither SwiftPM nor a compiler had anything to warn of.
+        let warnings = lines.filter { $0.hasPrefix("warning:") || $0.contains(": warning:") }
+        #expect(warnings.isEmpty, "\(warnings.joined(separator: "\n"))")
         for event in ["willShow", "didShow", "willChangeFrame", "didChangeFrame", "willHide", "didHide"] {
             #expect(
                 lines.contains {

@@ -143,6 +143,18 @@ public final class X11Session: @unchecked Sendable {
         </openbox_config>
         """
 
+    /// `keyboardsAboveConfig` with openbox's own decorations left on the keyboards, as a desktop
+    /// decorates every window: a title bar above, a handle below, borders at the sides.
+    public static let keyboardsAboveDecoratedConfig = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <openbox_config xmlns="http://openbox.org/3.4/rc">
+          <applications>
+            <application class="XVkbd"><layer>above</layer><focus>no</focus></application>
+            <application title="Keyboard"><layer>above</layer><focus>no</focus></application>
+          </applications>
+        </openbox_config>
+        """
+
     /// Starts openbox (with `config` as its rc.xml, when given) and waits until it manages the
     /// screen (`_NET_SUPPORTING_WM_CHECK` is set).
     public func startWindowManager(config: String? = nil) throws {

@@ -189,8 +189,9 @@ package struct JSONWriter: EventWriter {
 
     /// The event's fields in the documented order, after the opening brace and without the
     /// closing one; frames are null when the geometry is unknown. `endFramePredicted` and
-    /// `timing` came after the first schema-1 fields; readers that ignore unknown fields read on
-    /// unchanged.
+    /// `timing` came after the first schema-1 fields, and `windowFrame` after them, written only
+    /// when the keyboard's own window differs from its frame; readers that ignore unknown fields
+    /// read on unchanged.
     private func fields(_ update: KeyboardUpdate, event: StaticString, into out: inout JSONText) {
         var second = Timestamp.SecondCache()
         var fragments = JSONFragments(kept: false)
@@ -233,6 +234,10 @@ package struct JSONWriter: EventWriter {
         out.raw(update.isEndFramePredicted ? ",\"endFramePredicted\":true" : ",\"endFramePredicted\":false")
         out.raw(",\"timing\":")
         out.plain(update.timing.jsonName)
+        if known, let window = update.state.windowFrame {
+            out.raw(",\"windowFrame\":")
+            out.rect(window)
+        }
     }
 
     /// The same object as an event, `event` `progress`, `endFrame` the current frame,
@@ -302,18 +307,22 @@ package struct JSONWriter: EventWriter {
         ]
     }
 
+    /// Each keyboard's fields; `windowFrame` only where the keyboard's own window differs from
+    /// its frame.
     private static func keyboards(_ keyboards: [KeyboardState]) -> JSONValue {
         .array(
             keyboards.map { state in
-                .object([
-                    ("keyboard", state.keyboard.json),
-                    ("output", .optional(state.output, \.json)),
-                    ("frame", state.hasKnownFrame ? state.frame.json : .null),
-                    ("docked", .bool(state.isDocked)),
-                    ("local", .optional(state.isLocal, JSONValue.bool)),
-                    ("layout", .optional(state.layout, \.json)),
-                    ("geometry", .string(state.geometry.rawValue)),
-                ])
+                let window = state.hasKnownFrame ? state.windowFrame : nil
+                return .object(
+                    [
+                        ("keyboard", state.keyboard.json),
+                        ("output", .optional(state.output, \.json)),
+                        ("frame", state.hasKnownFrame ? state.frame.json : .null),
+                        ("docked", .bool(state.isDocked)),
+                        ("local", .optional(state.isLocal, JSONValue.bool)),
+                        ("layout", .optional(state.layout, \.json)),
+                        ("geometry", .string(state.geometry.rawValue)),
+                    ] + (window.map { [("windowFrame", $0.json)] } ?? []))
             })
     }
 }
@@ -330,6 +339,7 @@ package struct FormatWriter: EventWriter {
         ("o", "output name or -"), ("v", "visible: yes or no"), ("a", "animation duration in seconds"),
         ("c", "animation curve"), ("g", "geometry: reported, derived, derivedUpperBound or unknown"),
         ("L", "layout name or -"),
+        ("W", "the keyboard's own window as x,y WxH, or - when it is the whole end frame"),
         ("B", "backend"), ("r", "fraction done (progress lines; - otherwise)"), ("%", "a literal %"),
     ]
 
@@ -404,6 +414,7 @@ package struct FormatWriter: EventWriter {
         case "c": u.animationCurve.rawValue
         case "g": u.geometry.rawValue
         case "L": u.layout.map { TerminalText.escape($0.name) } ?? "-"
+        case "W": u.windowFrame.map(\.description) ?? "-"
         case "B": TerminalText.escape(u.backend)
         case "%": "%"
         default: nil

@@ -11,8 +11,11 @@ import KeyboardJSON
 ///  "local":null,"layout":null}
 /// ```
 /// `"shown":true` with a null frame (and geometry `unknown`) says the keyboard is up at an unknown
-/// place; `"to"`, a rectangle, says where the display server is moving it (GNOME Shell's slide). `frame` is required and null when the keyboard is not shown; `docked`, `edge`, `output`,
-/// `local` and `layout` may be null or left out.
+/// place; `"to"`, a rectangle, says where the display server is moving it (GNOME Shell's slide);
+/// `"window"`, a rectangle, is the keyboard's own window where it differs from the frame (X11: the
+/// window without its window manager's title bar and borders). `frame` is required and null when
+/// the keyboard is not shown; `docked`, `edge`, `output`, `local` and `layout` may be null or left
+/// out.
 public enum ObservationCodec {
     /// Why a line could not be read.
     public struct LineError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -43,6 +46,8 @@ public enum ObservationCodec {
         let shown: [(String, JSONValue)] = o.frame == nil && o.isShown ? [("shown", .bool(true))] : []
         // Likewise `to`, only where the display server named where the keyboard is going.
         let destination: [(String, JSONValue)] = o.destination.map { [("to", $0.json)] } ?? []
+        // And `window`, only where the keyboard's own window differs from its frame.
+        let window: [(String, JSONValue)] = o.windowFrame.map { [("window", $0.json)] } ?? []
         return JSONValue.object(
             [
                 ("t", .number(time)),
@@ -54,7 +59,7 @@ public enum ObservationCodec {
                 ("geometry", .string(o.geometry.rawValue)),
                 ("local", .optional(o.isLocal, JSONValue.bool)),
                 ("layout", .optional(o.layout, \.json)),
-            ] + shown + destination
+            ] + shown + destination + window
         ).rendered
     }
 
@@ -114,12 +119,13 @@ public enum ObservationCodec {
         }
         let shown = try line.optionalBool("shown") == true
         let destination = try line.optionalObject("to").map { fields throws(JSONParser.Failure) in try rect(fields) }
+        let window = try line.optionalObject("window").map { fields throws(JSONParser.Failure) in try rect(fields) }
         return KeyboardObservation(
             time: t, keyboard: keyboard, frame: frame, isDocked: try line.optionalBool("docked"),
             dockedEdge: try line.optionalChoice("edge", as: Edge.self), output: output,
             geometry: try line.choice("geometry", as: GeometrySource.self),
             isLocal: try line.optionalBool("local"), layout: layout,
-            isShown: frame != nil || shown, destination: destination)
+            isShown: frame != nil || shown, destination: destination, windowFrame: frame == nil ? nil : window)
     }
 
     /// A rectangle's four fields, checked: sizes not negative, every number within ±2^30.

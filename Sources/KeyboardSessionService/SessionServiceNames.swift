@@ -44,11 +44,14 @@ package enum SessionServiceNames {
             geometry s              how the frames were obtained: reported, derived, derivedUpperBound, unknown
             end_frame_predicted b   whether end_frame is a predicted destination
             timing s                where the duration comes from: measured, predicted, unknown
+            window_frame (iiii)     the keyboard's own window, where it differs from end_frame (frame in a
+                                    progress frame and a visible keyboard): on X11 without the title bar
+                                    and borders a window manager frames it with, which the frames include
           A progress frame (Progress) has the keys of an update but event, visible, timing, local and
           the animation's, and: transition s (the will event under way), frame (iiii) (where the keyboard
           is now), elapsed d (seconds since the transition's first frame), fraction d (0 to 1, when the
           destination is known). A visible keyboard (Keyboards, GetState) has keyboard, output, frame,
-          docked, docked_edge, local, layout and geometry.
+          docked, docked_edge, local, layout, geometry and window_frame.
 
           A subscriber's local: local is judged once per show of a keyboard, by the window that had
           the focus when it showed. When a show starts, a subscriber whose verdict differs from the

@@ -79,7 +79,8 @@ enum WatcherValueReader {
             dockedEdge: try optional(value, "docked_edge") { entry throws(Refusal) in try named(entry, "docked_edge") },
             isLocal: try optional(value, "local") { entry throws(Refusal) in try flag(entry, "local") },
             output: try optional(value, "output", output), layout: try optional(value, "layout", layout),
-            geometry: geometry)
+            geometry: geometry,
+            windowFrame: geometry == .unknown || value["window_frame"] == nil ? nil : try rect(value, "window_frame"))
     }
 
     private static func identity(_ value: ReceivedBusValue) throws(Refusal) -> KeyboardIdentity {

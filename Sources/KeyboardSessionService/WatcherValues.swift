@@ -86,6 +86,7 @@ enum WatcherValues {
         if let local = state.isLocal { entries.append(("local", .bool(local))) }
         if let layout = state.layout { entries.append(("layout", self.layout(layout))) }
         entries.append(("geometry", .string(state.geometry.rawValue)))
+        if state.hasKnownFrame, let window = state.windowFrame { entries.append(("window_frame", rect(window))) }
         return entries
     }
 

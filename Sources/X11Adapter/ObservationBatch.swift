@@ -51,6 +51,7 @@ struct ObservationBatch {
         guard let last = delivered.removeValue(forKey: window), last.frame != nil else { return nil }
         var hidden = last
         hidden.frame = nil
+        hidden.windowFrame = nil
         return hidden
     }
 
@@ -72,6 +73,7 @@ struct ObservationBatch {
         for (window, last) in delivered.sorted(by: { $0.key < $1.key }) where last.frame != nil {
             var hidden = last
             hidden.frame = nil
+            hidden.windowFrame = nil
             hidden.time = time
             hides.append(hidden)
             delivered[window] = hidden

@@ -9,6 +9,34 @@ struct KeyboardProperties: Sendable, Hashable {
     var strutPartial: [UInt]?
     /// `_NET_WM_STRUT`'s items.
     var strut: [UInt]?
+    /// What the window manager says its frame adds around the window (`_NET_FRAME_EXTENTS`).
+    var frameExtents: FrameExtents?
+}
+
+/// The widths a window manager's frame adds on each side of a client window (title bar and
+/// borders), as `_NET_FRAME_EXTENTS` states them: left, right, top, bottom, measured from the
+/// client's outer edge (its own border included).
+struct FrameExtents: Sendable, Hashable {
+    /// See the type.
+    var left: Int
+    /// See the type.
+    var right: Int
+    /// See the type.
+    var top: Int
+    /// See the type.
+    var bottom: Int
+
+    /// The extents in `_NET_FRAME_EXTENTS`'s four items; nil for an absent, short or impossible
+    /// property (a width beyond what an X coordinate can hold).
+    init?(_ items: [UInt]?) {
+        guard let items, items.count >= 4 else { return nil }
+        let limit = UInt(Int16.max)
+        guard items.prefix(4).allSatisfy({ $0 <= limit }) else { return nil }
+        left = Int(items[0])
+        right = Int(items[1])
+        top = Int(items[2])
+        bottom = Int(items[3])
+    }
 }
 
 /// The properties the model follows, by name.
@@ -18,7 +46,9 @@ enum FollowedProperties {
         "WM_CLASS", "WM_NAME", "_NET_WM_NAME", "_NET_WM_WINDOW_TYPE", "WM_HINTS", "ONSCREEN_KEYBOARD",
     ]
     /// Those that only matter for keyboards.
-    static let keyboard = ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT", "_NET_WM_STRUT_PARTIAL"]
+    static let keyboard = [
+        "_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT", "_NET_WM_STRUT_PARTIAL", "_NET_FRAME_EXTENTS",
+    ]
     /// ICCCM's IconicState, WM_STATE's first item for an iconified window.
     static let iconicState: UInt = 3
 }
@@ -63,7 +93,7 @@ extension WindowServer {
     /// Reads everything that only matters for keyboards.
     func keyboardProperties(of window: WindowID) -> KeyboardProperties {
         var keyboard = KeyboardProperties()
-        for name in ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT_PARTIAL", "_NET_WM_STRUT"] {
+        for name in ["_NET_WM_PID", "WM_STATE", "_NET_WM_STRUT_PARTIAL", "_NET_WM_STRUT", "_NET_FRAME_EXTENTS"] {
             read(name, of: window, into: &keyboard)
         }
         return keyboard
@@ -81,6 +111,8 @@ extension WindowServer {
             keyboard.strutPartial = values(window, "_NET_WM_STRUT_PARTIAL")
         case "_NET_WM_STRUT":
             keyboard.strut = values(window, "_NET_WM_STRUT")
+        case "_NET_FRAME_EXTENTS":
+            keyboard.frameExtents = FrameExtents(values(window, "_NET_FRAME_EXTENTS", maxItems: 4))
         default:
             break
         }

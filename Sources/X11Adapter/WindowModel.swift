@@ -333,7 +333,10 @@ final class WindowModel<Server: WindowServer> {
         var facts = last?.facts ?? KeyboardFacts(keyboard: identity, output: nil, layout: nil, focus: nil)
         facts.keyboard = identity
         var observation = KeyboardObservation(time: 0, facts: facts, frame: nil, geometry: .reported)
-        if isShown, let frame = tree.absoluteFrame(tracked) {
+        if isShown, let window = tree.absoluteFrame(tracked) {
+            // What an app must keep clear of is what the keyboard covers: its window manager's
+            // frame (title bar, borders) included. Its own window travels beside it.
+            let frame = tree.coveredFrame(tracked, window: window, extents: keyboard.frameExtents)
             // Struts are relative to the screen; docking is judged on the keyboard's own monitor.
             let output = monitors.output(for: frame)
             let verdict = DockingVerdict.judge(
@@ -344,6 +347,7 @@ final class WindowModel<Server: WindowServer> {
                 frame: frame, output: output.frame)
             observation.output = output
             observation.frame = frame
+            observation.windowFrame = window == frame ? nil : window
             observation.isDocked = verdict.isDocked
             observation.dockedEdge = verdict.edge
             observation.isLocal = isLocal

@@ -236,6 +236,24 @@ struct WindowTree<Server: WindowServer> {
         return Rect(x: outer.x + offset.x, y: outer.y + offset.y, width: tracked.width, height: tracked.height)
     }
 
+    /// The area a client covers on screen, given its own window's absolute frame `window`: inside
+    /// a window manager's frame, its window grown by the `extents` the window manager states
+    /// (`_NET_FRAME_EXTENTS`), or, where it states none, the frame window's outer rectangle (its
+    /// border included); the window itself where no window manager frames it. Extents are taken
+    /// only while the client sits in a frame: a window manager that quit leaves them behind.
+    func coveredFrame(_ tracked: TrackedWindow, window: Rect, extents: FrameExtents?) -> Rect {
+        guard let frame = tracked.frame, let outer = windows[frame] else { return window }
+        if let extents {
+            let border = 2 * tracked.border
+            return Rect(
+                x: window.x - extents.left, y: window.y - extents.top,
+                width: window.width + border + extents.left + extents.right,
+                height: window.height + border + extents.top + extents.bottom)
+        }
+        return Rect(
+            x: outer.x, y: outer.y, width: outer.width + 2 * outer.border, height: outer.height + 2 * outer.border)
+    }
+
     /// Whether the client's frame is big enough to hold it. Window managers animate iconify and
     /// restore by shrinking and moving the frame around the (unchanged) client; while the frame
     /// cannot hold the client, its geometry says nothing about where the keyboard will be.

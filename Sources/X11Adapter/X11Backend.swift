@@ -191,7 +191,10 @@ public final class X11Backend: KeyboardBackend {
         let tracker = WindowTracker(display: display, rules: rules) { seen.append($0) }
         tracker.start()
         for observation in seen {
-            let frame = observation.frame.map { "\($0)" } ?? "hidden"
+            // A window manager's frame around the keyboard: its own window inside it too.
+            let frame =
+                observation.frame.map { "\($0)" + (observation.windowFrame.map { " (its window \($0))" } ?? "") }
+                ?? "hidden"
             let docked = observation.isDocked == true ? " docked \(observation.dockedEdge?.rawValue ?? "")" : ""
             lines.append("x11: keyboard \(observation.keyboard.name) \(observation.keyboard.id) at \(frame)\(docked)")
         }

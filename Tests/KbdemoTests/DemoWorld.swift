@@ -11,7 +11,9 @@ import Testing
 ///
 /// Openbox is configured so that both keyboards look as on-screen keyboards do on a desktop:
 /// undecorated, borderless, above normal windows and never focused. Then the keyboard's client
-/// window (what `xwininfo -id` reports, the ground truth) is exactly what covers the app.
+/// window (what `xwininfo -id` reports, the ground truth) is exactly what covers the app. A world
+/// made `decorated` leaves openbox's title bar and borders on the keyboards: what covers the app
+/// is then openbox's frame around the client window (``covered(by:)``).
 final class DemoWorld {
     let session: X11Session
     let demo: ChildProcess
@@ -23,16 +25,17 @@ final class DemoWorld {
     /// `prepare` runs on the new server before kbdemo starts (a keyboard whose session bus kbdemo
     /// must share), and returns what kbdemo's environment adds.
     static func make(
-        keyboard: String, programs: [String] = [], position: String = "240,40",
+        keyboard: String, programs: [String] = [], position: String = "240,40", decorated: Bool = false,
         prepare: (X11Session) throws -> [String: String?] = { _ in [:] }
     ) throws -> DemoWorld? {
         guard try Programs.ready(["Xvfb", "openbox", "xdotool", "xwininfo", keyboard] + programs) else { return nil }
-        return try DemoWorld(position: position, prepare: prepare)
+        return try DemoWorld(position: position, decorated: decorated, prepare: prepare)
     }
 
-    private init(position: String, prepare: (X11Session) throws -> [String: String?]) throws {
+    private init(position: String, decorated: Bool, prepare: (X11Session) throws -> [String: String?]) throws {
         session = try X11Session(width: 1280, height: 800)
-        try session.startWindowManager(config: X11Session.keyboardsAboveConfig)
+        try session.startWindowManager(
+            config: decorated ? X11Session.keyboardsAboveDecoratedConfig : X11Session.keyboardsAboveConfig)
         grabber = try ScreenGrabber(displayName: session.display)
         let demo = try session.start(
             Self.binary, ["--backend", "x11", "--position", position], environment: try prepare(session))
@@ -77,6 +80,16 @@ final class DemoWorld {
         return Rect(x: info.x, y: info.y, width: info.width, height: info.height)
     }
 
+    /// What window `id` covers on screen, as `xwininfo` reports it: the outer rectangle of the
+    /// window manager's frame around it (title bar and borders included), or of the window itself
+    /// where nothing frames it; throws when it is gone.
+    func covered(by id: UInt) throws -> Rect {
+        guard let info = try session.xwininfoCovered(id) else {
+            throw TestFailure("xwininfo found no window 0x\(String(id, radix: 16))")
+        }
+        return Rect(x: info.x, y: info.y, width: info.width, height: info.height)
+    }
+
     /// The first visible window matching an `xdotool search` query, waited for.
     func findWindow(_ query: [String], what: String) throws -> UInt {
         var found: UInt?
@@ -97,13 +110,17 @@ final class DemoWorld {
     static let settleDeadline = 15.0
 
     /// Waits until the capture shows the bar where it belongs for the app window and the keyboard
-    /// (nil: hidden), both read from `xwininfo` at each try; records the problems and saves the
-    /// last capture as a PNG file when it never does.
-    func expectBar(keyboard: UInt?, _ step: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// (nil: hidden), both read from `xwininfo` at each try (the keyboard's window manager frame
+    /// when `decorated`); records the problems and saves the last capture as a PNG file when it
+    /// never does. Returns the last capture.
+    @discardableResult
+    func expectBar(
+        keyboard: UInt?, decorated: Bool = false, _ step: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> RGBImage? {
         var last: (image: RGBImage, problems: [String], window: Rect, keyboard: Rect?)?
         let settled = Wait.until(timeout: Self.settleDeadline, interval: 0.1) {
             guard let windowFrame = try? frame(of: window) else { return false }
-            let keyboardFrame = keyboard.flatMap { try? frame(of: $0) }
+            let keyboardFrame = keyboard.flatMap { try? decorated ? covered(by: $0) : frame(of: $0) }
             guard keyboard == nil || keyboardFrame != nil, let image = try? grabber.capture() else { return false }
             let problems = BarInspection.problems(
                 in: image, window: windowFrame, keyboard: keyboardFrame,
@@ -116,7 +133,7 @@ final class DemoWorld {
             print(
                 "\(step): bar verified for window \(last!.window), keyboard \(last!.keyboard.map { "\($0)" } ?? "hidden")"
             )
-            return
+            return last?.image
         }
         let path = session.directory + "/failed-" + step.replacingOccurrences(of: " ", with: "-") + ".png"
         if let image = last?.image { try? PNGEncoder.write(image, to: path) }
@@ -125,6 +142,7 @@ final class DemoWorld {
             \(step): the bar is not where it belongs after \(Self.settleDeadline) s (window \(last.map { "\($0.window)" } ?? "?"), \
             keyboard \(last?.keyboard.map { "\($0)" } ?? "hidden")): \(last?.problems ?? ["no capture"]); capture: \(path)
             """, sourceLocation: sourceLocation)
+        return last?.image
     }
 
     /// Waits until kbdemo has printed `count` lines starting with `prefix` (after `kbdemo: `).

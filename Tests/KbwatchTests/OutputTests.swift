@@ -95,6 +95,31 @@ struct OutputTests {
             ])
     }
 
+    @Test("a keyboard's own window beside its frame: windowFrame in --json after timing, %W in --format, - where none")
+    func windowFrame() throws {
+        let framed = Rect(x: 0, y: 535, width: 1282, height: 265)
+        let window = Rect(x: 1, y: 555, width: 1280, height: 240)
+        let path = Recordings.write([
+            KeyboardObservation(
+                time: 0, keyboard: Recordings.keyboard, frame: framed, output: Recordings.screen, windowFrame: window),
+            KeyboardObservation(
+                time: 0.2, keyboard: Recordings.keyboard, frame: Rect(x: 1, y: 560, width: 1280, height: 240),
+                output: Recordings.screen),
+        ])
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let format = try Kbwatch.run(["--replay", path, "--speed", "max", "--format", "%e %f %W"])
+        #expect(
+            format.lines == [
+                "willShow 0,535 1282x265 1,555 1280x240", "didShow 0,535 1282x265 1,555 1280x240",
+                "willChangeFrame 1,560 1280x240 -", "didChangeFrame 1,560 1280x240 -",
+            ])
+        let json = try Kbwatch.run(["--replay", path, "--speed", "max", "--json"])
+        try #require(json.lines.count == 4)
+        #expect(
+            json.lines[1].hasSuffix(#""timing":"measured","windowFrame":{"x":1,"y":555,"width":1280,"height":240}}"#))
+        #expect(!json.lines[3].contains("windowFrame"))
+    }
+
     @Test("hostile names: escape sequences and invalid UTF-8 never reach the terminal raw; JSON stays valid")
     func hostileNames() throws {
         // Control characters arrive JSON-escaped (raw ones would make the line invalid JSON);

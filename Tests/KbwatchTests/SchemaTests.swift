@@ -24,14 +24,16 @@ struct SchemaTests {
     }
 
     /// Everything schema 1 can say: a slide in (predicted end, progress with fractions), a slide
-    /// out, a second slide in (predicted timing), a panel that moves (progress without a fraction),
-    /// and a keyboard at an unknown place (null frames).
+    /// out, a second slide in (predicted timing), a panel that moves (progress without a fraction)
+    /// in a window manager's frame (its own window beside the frame), and a keyboard at an unknown
+    /// place (null frames).
     static var everything: [KeyboardObservation] {
         let floating = Rect(x: 300, y: 200, width: 400, height: 40)
         let moves = (1...5).map {
-            KeyboardObservation(
-                time: 3.5 + Double($0) * 0.01, keyboard: panel, frame: floating.offsetBy(dx: $0 * 10, dy: 0),
-                output: screen)
+            let frame = floating.offsetBy(dx: $0 * 10, dy: 0)
+            return KeyboardObservation(
+                time: 3.5 + Double($0) * 0.01, keyboard: panel, frame: frame, output: screen,
+                windowFrame: Rect(x: frame.x + 1, y: frame.y + 15, width: frame.width - 2, height: frame.height - 16))
         }
         return slide(in: true, from: 0) + slide(in: false, from: 1)
             + [KeyboardObservation(time: 1.3, keyboard: onboard, frame: nil, output: screen)]
@@ -83,6 +85,8 @@ struct SchemaTests {
         #expect(objects.contains { $0["endFramePredicted"] as? Bool == true })
         #expect(objects.contains { $0["endFrame"] is NSNull && $0["geometry"] as? String == "unknown" })
         #expect(objects.contains { ($0["keyboard"] as? [String: Any])?["kind"] as? String == "inputMethodPanel" })
+        #expect(
+            objects.contains { $0["windowFrame"] is [String: Int] } && objects.contains { $0["windowFrame"] == nil })
     }
 
     @Test("the validator rejects what schema 1 forbids")
@@ -99,6 +103,10 @@ struct SchemaTests {
             line.replacingOccurrences(of: #""visible":true"#, with: #""visible":false"#),
             line.replacingOccurrences(of: #""geometry":"reported""#, with: #""geometry":"unknown""#),
             line.replacingOccurrences(of: #","timing""#, with: #","extra":1,"timing""#),
+            // A window with a negative size, and one out of the documented order.
+            line.dropLast() + #","windowFrame":{"x":1,"y":2,"width":-3,"height":4}}"#,
+            line.replacingOccurrences(
+                of: #","timing""#, with: #","windowFrame":{"x":1,"y":2,"width":3,"height":4},"timing""#),
             line.replacingOccurrences(of: #""kind":"keyboard""#, with: #""kind":"mouse""#),
             #"{"schema":1,"visible":true,"keyboards":[]}"#,
             #"{"t":-1,"keyboard":{"id":"a","name":"b","kind":"keyboard"},"frame":null,"geometry":"reported"}"#,

@@ -67,6 +67,29 @@ struct ReplayTests {
         #expect(try ObservationCodec.decode(line[...], lineNumber: 1, previousTime: nil) == expected)
     }
 
+    @Test("the keyboard's own window is written only where it differs from the frame, and read back")
+    func windowRoundTrip() throws {
+        var observation = KeyboardObservation(
+            time: 1, keyboard: KeyboardIdentity(id: "x11:0x1", name: "xvkbd"), frame: Fixture.floating,
+            output: Fixture.screen)
+        #expect(!ObservationCodec.encode(observation, relativeTo: 1).contains(#""window""#))
+        observation.windowFrame = Rect(x: 101, y: 70, width: 698, height: 184)
+        let line = ObservationCodec.encode(observation, relativeTo: 1)
+        #expect(line.hasSuffix(#","window":{"x":101,"y":70,"width":698,"height":184}}"#))
+        var expected = observation
+        expected.time = 0
+        #expect(try ObservationCodec.decode(line[...], lineNumber: 1, previousTime: nil) == expected)
+        // A window without a frame says nothing: the keyboard is not shown.
+        let hidden =
+            #"{"t":0,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"reported","window":{"x":1,"y":2,"width":3,"height":4}}"#
+        #expect(try ObservationCodec.decode(hidden[...], lineNumber: 1, previousTime: nil).windowFrame == nil)
+        let negative =
+            #"{"t":0,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"reported","window":{"x":1,"y":2,"width":-3,"height":4}}"#
+        #expect(throws: ObservationCodec.LineError.self) {
+            try ObservationCodec.decode(negative[...], lineNumber: 1, previousTime: nil)
+        }
+    }
+
     @Test("a hidden keyboard is a null frame; optional fields may be left out")
     func minimalLine() throws {
         let text = #"{"t":0,"keyboard":{"id":"k","name":"n","kind":"keyboard"},"frame":null,"geometry":"unknown"}"#

@@ -143,6 +143,18 @@ public final class X11Session: @unchecked Sendable {
         </openbox_config>
         """
 
+    /// `keyboardsAboveConfig` with openbox's own decorations left on the keyboards, as a desktop
+    /// decorates every window: a title bar above, a handle below, borders at the sides.
+    public static let keyboardsAboveDecoratedConfig = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <openbox_config xmlns="http://openbox.org/3.4/rc">
+          <applications>
+            <application class="XVkbd"><layer>above</layer><focus>no</focus></application>
+            <application title="Keyboard"><layer>above</layer><focus>no</focus></application>
+          </applications>
+        </openbox_config>
+        """
+
     /// Starts openbox (with `config` as its rc.xml, when given) and waits until it manages the
     /// screen (`_NET_SUPPORTING_WM_CHECK` is set).
     public func startWindowManager(config: String? = nil) throws {
@@ -209,6 +221,46 @@ public final class X11Session: @unchecked Sendable {
             let width = field("Width"), let height = field("Height")
         else { return nil }
         return (x, y, width, height)
+    }
+
+    /// The window manager's frame around `window`, found as `xwininfo -tree` finds parents: the
+    /// root's child that holds it; nil when no window manager frames it (it is a child of the
+    /// root itself) or when it is gone.
+    public func frameWindow(of window: UInt) throws -> UInt? {
+        var current = window
+        for _ in 0..<8 {
+            let id = "0x" + String(current, radix: 16)
+            let result = try Programs.run("xwininfo", ["-tree", "-id", id], environment: environment, timeout: 10)
+            guard result.status == 0 else { return nil }
+            func windowID(_ label: String) -> UInt? {
+                result.output.split(separator: "\n").first { $0.contains(label) }
+                    .flatMap { $0.split(separator: ":").last?.split(separator: " ").first }
+                    .flatMap { UInt($0.dropFirst(2), radix: 16) }
+            }
+            guard let root = windowID("Root window id"), let parent = windowID("Parent window id") else { return nil }
+            if parent == root { return current == window ? nil : current }
+            current = parent
+        }
+        return nil
+    }
+
+    /// The area a window covers on screen, as `xwininfo` reports it: the outer rectangle (its
+    /// border included) of the window manager's frame around it, or of the window itself where
+    /// nothing frames it; nil when it is gone.
+    public func xwininfoCovered(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        let outer = try frameWindow(of: window) ?? window
+        let id = "0x" + String(outer, radix: 16)
+        let result = try Programs.run("xwininfo", ["-id", id], environment: environment, timeout: 10)
+        guard result.status == 0 else { return nil }
+        func field(_ name: String) -> Int? {
+            result.output.split(separator: "\n").first { $0.contains(name) }
+                .flatMap { $0.split(separator: ":").last }
+                .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        }
+        guard let x = field("Absolute upper-left X"), let y = field("Absolute upper-left Y"),
+            let width = field("Width"), let height = field("Height"), let border = field("Border width")
+        else { return nil }
+        return (x, y, width + 2 * border, height + 2 * border)
     }
 
     /// Kills the X server (SIGKILL) as a crash would.

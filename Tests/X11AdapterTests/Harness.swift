@@ -50,17 +50,35 @@ final class Harness {
         print("updates on \(session.display):\n" + describe(sink.updates))
     }
 
-    /// Asserts that `update`'s end frame is exactly where `xwininfo -id` says the keyboard's
-    /// client window is.
+    /// Asserts that `update`'s end frame is exactly what the keyboard covers as `xwininfo` reports
+    /// it: its window manager's frame window (border included) where one frames it, else its
+    /// client window as `xwininfo -id` has it; and that the update's window frame is the client
+    /// window where the two differ, and nil where they do not.
     func expectFrameMatchesServer(_ update: KeyboardUpdate, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let window = try windowID(update.keyboard)
         guard let info = try session.xwininfo(window) else {
             Issue.record("xwininfo found no window \(update.keyboard.id)", sourceLocation: sourceLocation)
             return
         }
+        let client = Rect(x: info.x, y: info.y, width: info.width, height: info.height)
+        guard try session.frameWindow(of: window) != nil else {
+            #expect(
+                update.endFrame == client && update.windowFrame == nil,
+                "\(update.event) frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
+            return
+        }
+        guard let outer = try session.xwininfoCovered(window) else {
+            Issue.record("xwininfo found no frame around \(update.keyboard.id)", sourceLocation: sourceLocation)
+            return
+        }
+        let covered = Rect(x: outer.x, y: outer.y, width: outer.width, height: outer.height)
         #expect(
-            update.endFrame == Rect(x: info.x, y: info.y, width: info.width, height: info.height),
-            "\(update.event) frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
+            update.endFrame == covered,
+            "\(update.event) frame vs xwininfo of the frame around \(update.keyboard.id)",
+            sourceLocation: sourceLocation)
+        #expect(
+            update.windowFrame == (covered == client ? nil : client),
+            "\(update.event) window frame vs xwininfo -id \(update.keyboard.id)", sourceLocation: sourceLocation)
     }
 
     /// One step of a scenario: runs `action`, waits for the updates it causes to end with

@@ -54,7 +54,9 @@ struct MatchboxTests {
         let resized = try h.step("the resize", expecting: [.willChangeFrame, .didChangeFrame]) {
             try h.session.xdotool("windowsize", hex, "900", "300")
         }
-        #expect(resized.last?.endFrame.width == 900 && resized.last?.endFrame.height == 300)
+        // The client window has the size asked for; the frame adds openbox's decorations.
+        let window = resized.last.map { $0.windowFrame ?? $0.endFrame }
+        #expect(window?.width == 900 && window?.height == 300)
         try h.step("the hide command", expecting: [.willHide, .didHide]) { control.sendMatchboxCommand(2) }
         let again = try h.step("the show command", expecting: [.willShow, .didShow]) { control.sendMatchboxCommand(1) }
         #expect(try windowID(try #require(again.last).keyboard) == id, "the same client window comes back")

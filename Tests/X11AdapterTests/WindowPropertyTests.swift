@@ -143,13 +143,19 @@ struct WindowPropertyTests {
         w.model.handle(.destroyed(0x996))
         #expect(w.flush() == [], "events on windows nobody follows")
 
-        // A frame and its client as far out as 32 bits go: the offsets add up in 64 bits.
+        // A frame and its client as far out as 32 bits go: the offsets and the frame's size (its
+        // borders included) add up in 64 bits.
         w.create(0x300, geometry(.max, .max, .max, .max, border: .max))
         w.createKeyboard(0x400, geometry(0, 0, .max, .max))
         w.reparent(0x400, into: 0x300, x: .max, y: .max)
         w.map(0x400)
         w.map(0x300)
-        #expect(w.flush() == [WindowTreeTests.shown(0x400, Rect(x: 3 * max, y: 3 * max, width: max, height: max))])
+        #expect(
+            w.flush() == [
+                WindowTreeTests.shown(
+                    0x400, Rect(x: max, y: max, width: 3 * max, height: 3 * max),
+                    window: Rect(x: 3 * max, y: 3 * max, width: max, height: max))
+            ])
     }
 
     @Test("a window becomes a keyboard when its class starts matching a rule, and stops when it no longer does")

@@ -8,11 +8,14 @@ import Testing
 struct WindowTreeTests {
     static let screen = Output(name: "screen", frame: Rect(x: 0, y: 0, width: 1280, height: 800))
 
-    /// What the model reports for xvkbd window `id` shown at `frame` on the whole screen.
-    static func shown(_ id: WindowID, _ frame: Rect, output: Output = screen) -> KeyboardObservation {
+    /// What the model reports for xvkbd window `id` shown at `frame` on the whole screen, its own
+    /// window at `window` when a window manager's frame makes the two differ.
+    static func shown(_ id: WindowID, _ frame: Rect, window: Rect? = nil, output: Output = screen)
+        -> KeyboardObservation
+    {
         KeyboardObservation(
             time: 0, keyboard: KeyboardIdentity(id: "x11:0x" + String(id, radix: 16), name: "xvkbd"), frame: frame,
-            isDocked: false, output: output)
+            isDocked: false, output: output, windowFrame: window)
     }
 
     /// What the model reports for xvkbd window `id` once it is unmapped or iconified.
@@ -42,11 +45,18 @@ struct WindowTreeTests {
         return w
     }
 
-    @Test("a client reparented into a frame is at the frame's inner corner plus its place inside")
+    @Test(
+        "a client reparented into a frame covers the frame (its border included); its own window is at the frame's inner corner plus its place inside"
+    )
     func reparentedClient() {
         let w = Self.framedKeyboard()
         // Frame outer corner (100, 200), its border 1, the client at (1, 20) inside.
-        #expect(w.flush() == [Self.shown(0x200, Rect(x: 102, y: 221, width: 300, height: 100))])
+        #expect(
+            w.flush() == [
+                Self.shown(
+                    0x200, Rect(x: 100, y: 200, width: 304, height: 132),
+                    window: Rect(x: 102, y: 221, width: 300, height: 100))
+            ])
         let client = w.model.tree.windows[0x200]
         #expect(client?.frame == 0x300)
         #expect(client?.parent == 0x300)
@@ -61,25 +71,35 @@ struct WindowTreeTests {
         w.flush()
         w.server.clearCounts()
         w.configure(0x300, geometry(400, 50, 302, 130, border: 1))
-        #expect(w.flush() == [Self.shown(0x200, Rect(x: 402, y: 71, width: 300, height: 100))])
+        #expect(
+            w.flush() == [
+                Self.shown(
+                    0x200, Rect(x: 400, y: 50, width: 304, height: 132),
+                    window: Rect(x: 402, y: 71, width: 300, height: 100))
+            ])
         #expect(w.server.geometryQueries == 0)
         #expect(w.server.propertyReads.isEmpty)
     }
 
-    @Test("a client moved inside its frame (new decorations) is measured again")
+    @Test(
+        "a frame growing around its client is a new frame; a client moved inside it (new decorations) is measured again"
+    )
     func clientMovedInsideFrame() {
         let w = Self.framedKeyboard()
         w.flush()
         w.configure(0x300, geometry(100, 200, 310, 140, border: 1))
-        #expect(w.flush() == [], "the frame grew around the client: the client did not move")
+        let grown = Rect(x: 100, y: 200, width: 312, height: 142)
+        #expect(
+            w.flush() == [Self.shown(0x200, grown, window: Rect(x: 102, y: 221, width: 300, height: 100))],
+            "the frame grew around the client: the client did not move")
         w.server.clearCounts()
         w.configure(0x200, geometry(4, 30, 300, 100))
-        #expect(w.flush() == [Self.shown(0x200, Rect(x: 105, y: 231, width: 300, height: 100))])
+        #expect(w.flush() == [Self.shown(0x200, grown, window: Rect(x: 105, y: 231, width: 300, height: 100))])
         #expect(w.model.tree.windows[0x200]?.offsetInFrame.map { [$0.x, $0.y] } == [5, 31])
         #expect(w.server.geometryQueries == 3, "one position and two geometry requests")
     }
 
-    @Test("the client's size is reported, not the frame's, and a frame too small to hold it says nothing")
+    @Test("the client's own size travels beside the frame's, and a frame too small to hold it says nothing")
     func frameVersusClientGeometry() {
         let w = Self.framedKeyboard()
         w.flush()
@@ -87,9 +107,10 @@ struct WindowTreeTests {
         w.configure(0x300, geometry(600, 700, 50, 20, border: 1))
         #expect(w.flush() == [])
         w.configure(0x300, geometry(10, 10, 302, 130, border: 1))
-        #expect(w.flush() == [Self.shown(0x200, Rect(x: 12, y: 31, width: 300, height: 100))])
+        let frame = Rect(x: 10, y: 10, width: 304, height: 132)
+        #expect(w.flush() == [Self.shown(0x200, frame, window: Rect(x: 12, y: 31, width: 300, height: 100))])
         w.configure(0x200, geometry(1, 20, 280, 90))
-        #expect(w.flush() == [Self.shown(0x200, Rect(x: 12, y: 31, width: 280, height: 90))])
+        #expect(w.flush() == [Self.shown(0x200, frame, window: Rect(x: 12, y: 31, width: 280, height: 90))])
     }
 
     @Test("a client reparented back to the root is a top-level again, at the place the event gives")
@@ -104,6 +125,80 @@ struct WindowTreeTests {
         #expect(w.flush() == [], "the old frame no longer moves the client")
     }
 
+    @Test(
+        "_NET_FRAME_EXTENTS, where the window manager states them, grow the client into the frame reported (what the frame window holds beyond them counts for nothing)"
+    )
+    func frameExtents() {
+        let w = Self.framedKeyboard()
+        let window = Rect(x: 102, y: 221, width: 300, height: 100)
+        // The frame window is 304x132; what the window manager draws is 1 pixel on three sides and
+        // a 20-pixel title bar (a window manager may keep invisible resize handles in its frame).
+        w.setValues(0x200, "_NET_FRAME_EXTENTS", [1, 1, 20, 1])
+        #expect(
+            w.flush() == [Self.shown(0x200, Rect(x: 101, y: 201, width: 302, height: 121), window: window)])
+        // A move of the frame costs no question: the extents are kept.
+        w.server.clearCounts()
+        w.configure(0x300, geometry(400, 50, 302, 130, border: 1))
+        #expect(
+            w.flush() == [
+                Self.shown(
+                    0x200, Rect(x: 401, y: 51, width: 302, height: 121),
+                    window: Rect(x: 402, y: 71, width: 300, height: 100))
+            ])
+        #expect(w.server.geometryQueries == 0)
+        #expect(w.server.propertyReads.isEmpty)
+        // Decorations turned off: the window is the whole frame, and no window frame is reported.
+        w.setValues(0x200, "_NET_FRAME_EXTENTS", [0, 0, 0, 0])
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 402, y: 71, width: 300, height: 100))])
+        // Short or impossible extents say nothing: the frame window's rectangle counts.
+        w.setValues(0x200, "_NET_FRAME_EXTENTS", [1, 1, 20])
+        let frameWindow = Rect(x: 400, y: 50, width: 304, height: 132)
+        let moved = Rect(x: 402, y: 71, width: 300, height: 100)
+        #expect(w.flush() == [Self.shown(0x200, frameWindow, window: moved)])
+        w.setValues(0x200, "_NET_FRAME_EXTENTS", [1, 1, 40000, 1])
+        #expect(w.flush() == [], "still the frame window's rectangle")
+        w.setProperty(0x200, "_NET_FRAME_EXTENTS", nil)
+        #expect(w.flush() == [])
+    }
+
+    @Test(
+        "without a frame the window is the frame reported, whatever _NET_FRAME_EXTENTS a window manager left behind; a client moved to a new frame covers that one"
+    )
+    func framesWithoutWindowManager() {
+        // No window manager: a keyboard on the root, with extents a window manager that quit left.
+        let w = ModelWorld()
+        w.createKeyboard(0x200, geometry(10, 500, 300, 100))
+        w.server.setValues(0x200, "_NET_FRAME_EXTENTS", [4, 4, 24, 4])
+        w.map(0x200)
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 10, y: 500, width: 300, height: 100))])
+        // A window manager starts and frames it (20 pixels of title bar, no extents yet).
+        w.create(0x300, geometry(10, 480, 300, 120))
+        w.setProperty(0x200, "_NET_FRAME_EXTENTS", nil)
+        w.reparent(0x200, into: 0x300, x: 0, y: 20)
+        w.map(0x300)
+        #expect(
+            w.flush() == [
+                Self.shown(
+                    0x200, Rect(x: 10, y: 480, width: 300, height: 120),
+                    window: Rect(x: 10, y: 500, width: 300, height: 100))
+            ])
+        // It restarts: a new frame, with a taller title bar, takes the client.
+        w.create(0x310, geometry(10, 470, 300, 130))
+        w.reparent(0x200, into: 0x310, x: 0, y: 30)
+        w.destroy(0x300)
+        w.map(0x310)
+        #expect(
+            w.flush() == [
+                Self.shown(
+                    0x200, Rect(x: 10, y: 470, width: 300, height: 130),
+                    window: Rect(x: 10, y: 500, width: 300, height: 100))
+            ])
+        // It quits, setting extents on its way out, and puts the client back on the root.
+        w.setValues(0x200, "_NET_FRAME_EXTENTS", [0, 0, 30, 0])
+        w.reparent(0x200, into: w.root, x: 10, y: 500)
+        #expect(w.flush() == [Self.shown(0x200, Rect(x: 10, y: 500, width: 300, height: 100))])
+    }
+
     @Test("start finds a client inside an existing frame by its WM_STATE and reports it shown")
     func startFindsFramedClient() {
         let w = ModelWorld(started: false)
@@ -115,8 +210,13 @@ struct WindowTreeTests {
         w.server.setValues(0x200, "WM_STATE", [1, 0], type: "WM_STATE")
         w.model.start()
         // Frame inner corner (22, 32), the client's outer corner (its border included) 2 and 24
-        // pixels further.
-        #expect(w.take() == [Self.shown(0x200, Rect(x: 24, y: 56, width: 300, height: 100))])
+        // pixels further; the frame covers 310 + 2 × 2 by 132 + 2 × 2.
+        #expect(
+            w.take() == [
+                Self.shown(
+                    0x200, Rect(x: 20, y: 30, width: 314, height: 136),
+                    window: Rect(x: 24, y: 56, width: 300, height: 100))
+            ])
         #expect(w.model.tree.windows[0x300]?.client == 0x200)
         #expect(w.model.tree.windows[0x200]?.offsetInFrame.map { [$0.x, $0.y] } == [4, 26])
         #expect(w.server.rootSelected)
@@ -181,12 +281,13 @@ struct WindowTreeTests {
     @Test("unmapping the frame hides its client; destroying the frame and client hides it once")
     func frameHidden() {
         let w = Self.framedKeyboard()
-        let frame = Rect(x: 102, y: 221, width: 300, height: 100)
-        #expect(w.flush() == [Self.shown(0x200, frame)])
+        let frame = Rect(x: 100, y: 200, width: 304, height: 132)
+        let window = Rect(x: 102, y: 221, width: 300, height: 100)
+        #expect(w.flush() == [Self.shown(0x200, frame, window: window)])
         w.unmap(0x300)
         #expect(w.flush() == [Self.hidden(0x200)])
         w.map(0x300)
-        #expect(w.flush() == [Self.shown(0x200, frame)])
+        #expect(w.flush() == [Self.shown(0x200, frame, window: window)])
         w.destroy(0x300)
         #expect(w.flush() == [Self.destroyed(0x200, frame)])
         #expect(w.model.tree.windows.isEmpty)

@@ -23,11 +23,23 @@ struct XvkbdTests {
         #expect(h.sink.visible.isEmpty)
     }
 
-    @Test("under openbox: started, moved, minimized and restored (one hide, one show), killed")
+    @Test(
+        "under openbox's own decorations: the frame covers the title bar, the window is inside it; started, moved, minimized and restored (one hide, one show), killed"
+    )
     func underOpenbox() throws {
         guard let h = try Harness.make(openbox: true, programs: ["xvkbd"]) else { return }
         var keyboard: ChildProcess?
-        try h.step("xvkbd to show", expecting: [.willShow, .didShow]) { keyboard = try h.session.start("xvkbd") }
+        let shown = try h.step("xvkbd to show", expecting: [.willShow, .didShow]) {
+            keyboard = try h.session.start("xvkbd")
+        }
+        // Openbox's default theme puts a title bar above the window and a handle below it.
+        let update = try #require(shown.last)
+        let window = try #require(update.windowFrame, "openbox's title bar is not in the frame: \(update.endFrame)")
+        #expect(window.y > update.endFrame.y && window.maxY <= update.endFrame.maxY)
+        #expect(window.x >= update.endFrame.x && window.maxX <= update.endFrame.maxX)
+        print(
+            "xvkbd under openbox: frame \(update.endFrame), window \(window), title bar \(window.y - update.endFrame.y) px"
+        )
         let hex = "0x" + String(try windowID(try h.onlyKeyboard()), radix: 16)
         let moved = try h.step("the move", expecting: [.willChangeFrame, .didChangeFrame]) {
             try h.session.xdotool("windowmove", hex, "150", "450")

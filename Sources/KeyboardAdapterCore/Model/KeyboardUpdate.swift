@@ -70,13 +70,13 @@ public struct KeyboardUpdate: Sendable, Hashable {
         isEndFramePredicted: Bool = false, animationDuration: Double = 0, animationCurve: AnimationCurve = .none,
         timing: TimingSource? = nil, isVisible: Bool,
         isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil, output: Output? = nil,
-        layout: InputLayout? = nil, geometry: GeometrySource, timestamp: Date = Date()
+        layout: InputLayout? = nil, geometry: GeometrySource, windowFrame: Rect? = nil, timestamp: Date = Date()
     ) {
         self.init(
             event: event,
             state: KeyboardState(
                 keyboard: keyboard, frame: endFrame, isDocked: isDocked, dockedEdge: dockedEdge, isLocal: isLocal,
-                output: output, layout: layout, geometry: geometry),
+                output: output, layout: layout, geometry: geometry, windowFrame: windowFrame),
             backend: backend, beginFrame: beginFrame, endFrame: endFrame, isEndFramePredicted: isEndFramePredicted,
             animationDuration: animationDuration, animationCurve: animationCurve, timing: timing, isVisible: isVisible,
             timestamp: timestamp)
@@ -121,6 +121,15 @@ public struct KeyboardUpdate: Sendable, Hashable {
     public var geometry: GeometrySource {
         get { state.geometry }
         set { state.geometry = newValue }
+    }
+    /// The keyboard's own window inside ``endFrame``, when the backend saw that it differs from
+    /// the frame: on X11, where a window manager frames the keyboard, the frames are the area the
+    /// keyboard covers (the title bar and borders included, what an app must keep clear of) and
+    /// this is the keyboard's window without them. nil when the keyboard's window is the whole
+    /// frame, or when nothing tells (no backend but X11 tells; never with unknown geometry).
+    public var windowFrame: Rect? {
+        get { state.windowFrame }
+        set { state.windowFrame = newValue }
     }
     /// False when nothing tells where the keyboard is (``/KeyboardBackendInterface/GeometrySource/unknown``): the frames are
     /// then ``/KeyboardBackendInterface/Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
@@ -167,11 +176,16 @@ public struct KeyboardState: Sendable, Hashable {
     }
     /// How the frame was obtained.
     public var geometry: GeometrySource
+    /// The keyboard's own window inside ``frame``, when the backend saw that it differs from the
+    /// frame (on X11, the keyboard's window without the title bar and borders its window manager
+    /// frames it with); nil when the window is the whole frame or nothing tells.
+    public var windowFrame: Rect?
 
     /// Creates a state value.
     public init(
         keyboard: KeyboardIdentity, frame: Rect, isDocked: Bool, dockedEdge: Edge? = nil, isLocal: Bool? = nil,
-        output: Output? = nil, layout: InputLayout? = nil, geometry: GeometrySource, focus: FocusedTopLevel? = nil
+        output: Output? = nil, layout: InputLayout? = nil, geometry: GeometrySource, focus: FocusedTopLevel? = nil,
+        windowFrame: Rect? = nil
     ) {
         facts = KeyboardFacts(keyboard: keyboard, output: output, layout: layout, focus: focus)
         self.frame = frame
@@ -179,11 +193,13 @@ public struct KeyboardState: Sendable, Hashable {
         self.dockedEdge = dockedEdge
         self.isLocal = isLocal
         self.geometry = geometry
+        self.windowFrame = windowFrame
     }
 
     /// A state of the keyboard and so on that `facts` hold, sharing their storage.
     package init(
-        facts: KeyboardFacts, frame: Rect, isDocked: Bool, dockedEdge: Edge?, isLocal: Bool?, geometry: GeometrySource
+        facts: KeyboardFacts, frame: Rect, isDocked: Bool, dockedEdge: Edge?, isLocal: Bool?, geometry: GeometrySource,
+        windowFrame: Rect? = nil
     ) {
         self.facts = facts
         self.frame = frame
@@ -191,6 +207,7 @@ public struct KeyboardState: Sendable, Hashable {
         self.dockedEdge = dockedEdge
         self.isLocal = isLocal
         self.geometry = geometry
+        self.windowFrame = windowFrame
     }
 
     /// False when nothing tells where the keyboard is: ``frame`` is then ``/KeyboardBackendInterface/Rect/zero``.

@@ -20,7 +20,8 @@ struct TrackerContext: Sendable {
                 event: event,
                 state: KeyboardState(
                     facts: entry.facts, frame: end, isDocked: entry.isDocked,
-                    dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, geometry: entry.geometry),
+                    dockedEdge: entry.isDocked ? entry.edge : nil, isLocal: entry.isLocal, geometry: entry.geometry,
+                    windowFrame: entry.windowFrame(in: end)),
                 backend: backendName, beginFrame: begin, endFrame: end,
                 isEndFramePredicted: predicted, animationDuration: duration, animationCurve: curve,
                 isVisible: visible, timestamp: wallClock()))
@@ -80,6 +81,9 @@ struct Entry: Sendable {
     /// The output's frame, read without a copy of the output.
     var outputFrame: Rect? { facts.storage.output?.frame }
     var geometry: GeometrySource = .unknown
+    /// Where the keyboard's own window sat inside the last frame observed, as its distances from
+    /// the frame's left, top, right and bottom edges; nil when the window was the whole frame.
+    var windowInsets: (left: Int, top: Int, right: Int, bottom: Int)?
     var isLocal: Bool?
     var focus: FocusedTopLevel? {
         get { facts.focus }
@@ -100,7 +104,17 @@ struct Entry: Sendable {
     var state: KeyboardState {
         KeyboardState(
             facts: facts, frame: current ?? .zero, isDocked: isDocked, dockedEdge: isDocked ? edge : nil,
-            isLocal: isLocal, geometry: geometry)
+            isLocal: isLocal, geometry: geometry, windowFrame: current.flatMap(windowFrame(in:)))
+    }
+
+    /// The keyboard's own window inside `frame`, placed as it was inside the last frame observed;
+    /// nil when the window was the whole frame or the geometry is unknown.
+    func windowFrame(in frame: Rect) -> Rect? {
+        guard let windowInsets, geometry != .unknown else { return nil }
+        return Rect(
+            x: frame.x + windowInsets.left, y: frame.y + windowInsets.top,
+            width: max(0, frame.width - windowInsets.left - windowInsets.right),
+            height: max(0, frame.height - windowInsets.top - windowInsets.bottom))
     }
 
     /// The most samples a transition keeps: a storm of frame changes inside one transition then
@@ -150,12 +164,16 @@ struct Entry: Sendable {
         if let frame = o.frame {
             if !sameFacts { output = o.output ?? output }
             geometry = o.geometry
+            windowInsets = o.windowFrame.map {
+                ($0.x - frame.x, $0.y - frame.y, frame.maxX - $0.maxX, frame.maxY - $0.maxY)
+            }
             let judged = outputFrame.flatMap { frame.dockedEdge(in: $0) }
             isDocked = o.isDocked ?? (judged != nil)
             edge = o.dockedEdge ?? judged ?? (isDocked ? outputFrame.flatMap { frame.touchedEdge(of: $0) } : nil)
         } else if placeUnknown {
             if !sameFacts { output = o.output ?? output }
             geometry = .unknown
+            windowInsets = nil
             isDocked = o.isDocked ?? false
             edge = o.dockedEdge
         }

@@ -57,6 +57,12 @@ public struct KeyboardObservation: Sendable, Hashable {
     /// and the transition settles only once it has arrived (or after
     /// ``KeyboardObservation/longestNamedStep`` without a step).
     public var destination: Rect?
+    /// The keyboard's own window, when the backend saw it and it differs from ``frame``: on X11,
+    /// where a window manager frames the keyboard, `frame` is the area the keyboard covers (the
+    /// window manager's title bar and borders included) and this is the keyboard's window inside
+    /// it. nil when the keyboard's window is the whole frame, when it is not shown, or when nothing
+    /// tells.
+    public var windowFrame: Rect?
 
     /// The longest a slide towards a named ``destination`` may go without a step before it counts
     /// as settled where it stopped, in seconds.
@@ -67,7 +73,7 @@ public struct KeyboardObservation: Sendable, Hashable {
     public init(
         time: Double, keyboard: KeyboardIdentity, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
         output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil,
-        isShown: Bool? = nil, focus: FocusedTopLevel? = nil, destination: Rect? = nil
+        isShown: Bool? = nil, focus: FocusedTopLevel? = nil, destination: Rect? = nil, windowFrame: Rect? = nil
     ) {
         self.time = time
         facts = KeyboardFacts(keyboard: keyboard, output: output, layout: layout, focus: focus)
@@ -78,12 +84,13 @@ public struct KeyboardObservation: Sendable, Hashable {
         self.geometry = geometry
         self.isLocal = isLocal
         self.destination = destination
+        self.windowFrame = windowFrame
     }
 
     /// An observation of the keyboard and so on that `facts` hold, sharing their storage.
     package init(
         time: Double, facts: KeyboardFacts, frame: Rect?, isDocked: Bool? = nil, dockedEdge: Edge? = nil,
-        geometry: GeometrySource = .reported, isLocal: Bool? = nil, destination: Rect? = nil
+        geometry: GeometrySource = .reported, isLocal: Bool? = nil, destination: Rect? = nil, windowFrame: Rect? = nil
     ) {
         self.time = time
         self.facts = facts
@@ -94,5 +101,6 @@ public struct KeyboardObservation: Sendable, Hashable {
         self.geometry = geometry
         self.isLocal = isLocal
         self.destination = destination
+        self.windowFrame = windowFrame
     }
 }

@@ -275,7 +275,7 @@ struct ManagerTests {
         let rig = try LiveRig()
         let seen = UpdateBox()
         let token = rig.manager.onEvent(delivery: rig.delivery) { seen.append($0) }
-        #expect(throws: KeyboardControlError.notVisible("keyboard")) { try rig.manager.hideKeyboard() }
+        #expect(throws: KeyboardControlError.notVisible("")) { try rig.manager.hideKeyboard() }
         rig.showAndSettle()
         rig.backend.observe(Fixture.panel, frame: Rect(x: 1, y: 1, width: 5, height: 5), output: Fixture.screen)
         rig.drain()

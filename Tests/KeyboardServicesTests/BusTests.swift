@@ -113,6 +113,6 @@ struct BusTests {
         }
         #expect(reason.contains("DBUS_SESSION_BUS_ADDRESS is not set"))
         #expect(throws: KeyboardControlError.self) { try world.manager.showKeyboard() }
-        #expect(throws: KeyboardControlError.notVisible("keyboard")) { try world.manager.hideKeyboard() }
+        #expect(throws: KeyboardControlError.notVisible("")) { try world.manager.hideKeyboard() }
     }
 }

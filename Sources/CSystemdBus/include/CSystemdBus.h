@@ -19,7 +19,8 @@ int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, 
 
 /* Starts `bus` (new, not started) on the unix socket `path` ("@name" for an abstract one), its
    authentication paced: each step waits for the bus's answer, which xdg-dbus-proxy before 0.1.6
-   needs (see paced.c). Waits up to `timeout_ms` for the answer. */
+   needs (see paced.c). Waits up to `timeout_ms` for the answer. Unix descriptors are not
+   negotiated. */
 int ka_bus_start_paced(sd_bus *bus, const char *path, int timeout_ms);
 
 /* Appends one string ('s') or one boolean ('b', as a C int) argument. */

@@ -45,4 +45,11 @@ int ka_bus_reply_with_error(sd_bus *bus, sd_bus_message *call, const char *name,
 sd_bus_error ka_bus_error_null(void);
 void ka_bus_error_free(sd_bus_error *error);
 
+/* A descriptor that pins process `pid` (pidfd_open, Linux 5.3): its pid cannot name another
+   process while it is open. -errno when the process is gone (-ESRCH) or pidfds are missing. */
+int ka_process_pin(int pid);
+
+/* 1 when the pinned process has ended, 0 while it runs, -errno when that cannot be told. */
+int ka_process_has_ended(int pidfd);
+
 #endif

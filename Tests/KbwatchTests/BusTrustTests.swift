@@ -128,11 +128,15 @@ struct BusTrustTests {
         import sys
         from gi.repository import Gio, GLib
 
-        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2"
         bus = Gio.DBusConnection.new_for_address_sync(
             sys.argv[1], Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
             None, None)
+        \#(namingAppBody)
+        """#
 
+    /// What ``namingApp`` does once it has its connection `bus`.
+    static let namingAppBody = #"""
+        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2"
         \#(SandboxedSubscriberTests.subscriberSignals)
         options = {"window_ids": GLib.Variant("at", [int(sys.argv[2], 16)]), "pids": GLib.Variant("au", [int(sys.argv[3])])}
         try:
@@ -142,6 +146,30 @@ struct BusTrustTests {
         except GLib.Error as error:
             print("refused", Gio.DBusError.get_remote_error(error), error.message, flush=True)
         GLib.MainLoop().run()
+        """#
+
+    /// ``namingApp`` on a connection its parent made (the bus takes the parent's pid as the
+    /// connection's) and left to it on exiting: the bus's pid names a process gone.
+    static let orphanedApp = #"""
+        import os
+        import socket
+        import sys
+        import time
+
+        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        connection.connect(sys.argv[1][len("unix:path="):])
+        parent = os.getpid()
+        if os.fork() != 0:
+            os._exit(0)
+        while os.getppid() == parent:
+            time.sleep(0.01)
+        print("orphan", os.getpid(), flush=True)
+        from gi.repository import Gio, GLib
+        stream = Gio.Socket.new_from_fd(connection.detach()).connection_factory_create_connection()
+        bus = Gio.DBusConnection.new_sync(
+            stream, None, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+        \#(namingAppBody)
         """#
 
     /// A sandbox of bubblewrap's with `/.flatpak-info` bound from `info` when there is one: the
@@ -175,7 +203,7 @@ struct BusTrustTests {
         let env = world.environment
         let directory = world.session.directory
         let service = try Kbwatch.start(
-            ["--serve", "--stay", "--max-subscribers-per-client", "4"], environment: env)
+            ["--serve", "--stay", "--max-subscribers-per-client", "5"], environment: env)
         defer { service.stop() }
         try world.bus.waitForName("org.keyboardadapter.Watcher")
         let script = directory + "/naming-app.py"
@@ -211,15 +239,25 @@ struct BusTrustTests {
         defer { flatpakApp.stop() }
         var more: [ChildProcess] = []
         defer { for process in more { process.stop() } }
-        for index in 2...5 { more.append(try app("the Flatpak app's connection \(index)", info: flatpak)) }
+        for index in 2...6 { more.append(try app("the Flatpak app's connection \(index)", info: flatpak)) }
         #expect(more.dropLast().allSatisfy { $0.log.contains("subscribed") }, "\(more.map(\.log))")
-        #expect(more.last!.log.contains("app \(appID) has 4 subscriptions already"), "\(more.last!.log)")
+        #expect(more.last!.log.contains("app \(appID) has 5 subscriptions already"), "\(more.last!.log)")
         let runtimeApp = try app("the [Runtime]-only app", info: runtimeOnly)
         defer { runtimeApp.stop() }
         let oversizedApp = try app("the oversized app", info: oversized)
         defer { oversizedApp.stop() }
         let bareApp = try app("bubblewrap without /.flatpak-info", info: nil)
         defer { bareApp.stop() }
+        // Outside any sandbox, on a connection whose process has gone.
+        let orphanScript = directory + "/orphaned-app.py"
+        try Self.orphanedApp.write(toFile: orphanScript, atomically: true, encoding: .utf8)
+        let orphanLauncher = try world.session.start("/usr/bin/python3", [orphanScript] + named.dropFirst())
+        try Wait.require("the orphaned app to be answered (\(orphanLauncher.log))", timeout: 20) {
+            orphanLauncher.log.contains("subscribed") || orphanLauncher.log.contains("refused")
+        }
+        let orphan = try #require(
+            orphanLauncher.log.firstMatch(of: /orphan (\d+)/).flatMap { Int32($0.1) }, "\(orphanLauncher.log)")
+        defer { kill(orphan, SIGKILL) }
         // The app's next connection while every file the service opens fails (EMFILE).
         let free = try Self.lowestFreeDescriptor(of: service.pid)
         // Its soft limit only: lowering the hard one could not be undone without CAP_SYS_RESOURCE.
@@ -229,10 +267,10 @@ struct BusTrustTests {
         defer { exhausted.stop() }
         let (restored, _) = try Programs.run("prlimit", ["--pid", String(service.pid), "--nofile=1024:"])
         #expect(restored == 0)
-        // The callers of unknown sandbox share 4 places: the fifth is refused.
-        let fifth = try app("a fifth caller of unknown sandbox", info: nil)
-        defer { fifth.stop() }
-        #expect(fifth.log.contains("any caller of unknown sandbox has 4 subscriptions already"), "\(fifth.log)")
+        // The callers of unknown sandbox share 5 places: the sixth is refused.
+        let sixth = try app("a sixth caller of unknown sandbox", info: nil)
+        defer { sixth.stop() }
+        #expect(sixth.log.contains("any caller of unknown sandbox has 5 subscriptions already"), "\(sixth.log)")
 
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { keyboard.stop() }
@@ -240,6 +278,7 @@ struct BusTrustTests {
         let apps = [
             ("host", host, true), ("flatpak", flatpakApp, false), ("runtime-only", runtimeApp, false),
             ("oversized", oversizedApp, false), ("bubblewrap", bareApp, false), ("exhausted", exhausted, false),
+            ("orphaned", orphanLauncher, false),
         ]
         for (name, process, local) in apps {
             try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }

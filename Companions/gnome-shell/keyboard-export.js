@@ -10,8 +10,8 @@
 // Which app the user types into is no stranger's business, as GNOME keeps its own Introspect
 // interface to allowed callers. The focus goes, addressed to each, only to watchers (connections
 // that own a name in org.keyboardadapter.Watcher's namespace) that the bus proves trusted: their
-// credentials name the shell's own user and a process outside any sandbox (no /.flatpak-info in
-// its root, no Snap cgroup). A name alone proves nothing: Flatpak lets an app own names under its
+// credentials name the shell's own user and a process outside any sandbox (no mount at
+// /.flatpak-info, no Snap cgroup). A name alone proves nothing: Flatpak lets an app own names under its
 // own app id, which it may choose under the watchers'. Only trusted callers may show and hide
 // the keyboard, and only they read the focus in GetState.
 
@@ -27,6 +27,8 @@ const MOST_APP_IDS = 8;
 // The most callers whose trust is remembered (unique names are never reused: a verdict holds
 // for as long as its connection).
 const MOST_JUDGED = 512;
+// The most bytes of a caller's mount table or cgroup read.
+const MOST_PROC_BYTES = 1 << 20;
 const LONGEST_APP_ID = 256;
 
 class KeyboardExport {
@@ -141,26 +143,24 @@ class KeyboardExport {
         return undefined;
     }
 
-    // Credentials that name the shell's user and a process outside any sandbox. The Flatpak file is
-    // looked up without being opened (a FIFO there cannot hold the shell) and without following a
-    // link; a process gone, or a root or cgroup that cannot be read, is not trusted.
+    // Credentials that name the shell's user and a process outside any sandbox: none of its mounts
+    // is /.flatpak-info (Flatpak binds the app's file there; the mount table is read, not the file,
+    // which a FIFO could make wait), and its cgroup is no Snap's. A process gone, or a mount table or
+    // cgroup that cannot be read or is larger than MOST_PROC_BYTES, is not trusted.
     _provesTrust(credentials) {
         const uid = credentials.UnixUserID?.unpack();
         const pid = credentials.ProcessID?.unpack();
-        if (uid !== new Gio.Credentials().get_unix_user() || !(pid > 0))
+        if (uid !== new Gio.Credentials().get_unix_user() || !Number.isInteger(pid) || pid <= 0)
             return false;
         try {
-            Gio.File.new_for_path(`/proc/${pid}/root/.flatpak-info`).query_info('standard::type',
-                Gio.FileQueryInfoFlags.NOFOLLOW_SYMLINKS, null);
-            return false;
-        } catch (error) {
-            if (!error.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.NOT_FOUND))
+            const [, mounts] = GLib.file_get_contents(`/proc/${pid}/mountinfo`);
+            const [, cgroup] = GLib.file_get_contents(`/proc/${pid}/cgroup`);
+            if (mounts.length === 0 || mounts.length > MOST_PROC_BYTES || cgroup.length > MOST_PROC_BYTES)
                 return false;
-        }
-        try {
-            Gio.File.new_for_path(`/proc/${pid}/root/`).query_info('standard::type', Gio.FileQueryInfoFlags.NONE, null);
-            const [, bytes] = GLib.file_get_contents(`/proc/${pid}/cgroup`);
-            return !new TextDecoder().decode(bytes).split('\n').some(line => line.includes('/snap.'));
+            const decoder = new TextDecoder();
+            const flatpak = decoder.decode(mounts).split('\n').some(line => line.split(' ')[4] === '/.flatpak-info');
+            const snap = decoder.decode(cgroup).split('\n').some(line => line.includes('/snap.'));
+            return !flatpak && !snap;
         } catch (error) {
             return false;
         }

@@ -8,12 +8,15 @@
 // caller sends, and it is quiet while the keyboard is still.
 //
 // Which app the user types into is no stranger's business, as GNOME keeps its own Introspect
-// interface to allowed callers: the focus goes only to watchers, connections that own a name in
-// org.keyboardadapter.Watcher's namespace (a sandboxed app cannot own a name it was not
-// granted), addressed to each of them; only they may show and hide the keyboard.
+// interface to allowed callers. The focus goes, addressed to each, only to watchers (connections
+// that own a name in org.keyboardadapter.Watcher's namespace) that the bus proves trusted: their
+// credentials name the shell's own user and a process outside any sandbox (no mount at
+// /.flatpak-info, no Snap cgroup). A name alone proves nothing: Flatpak lets an app own names under its
+// own app id, which it may choose under the watchers'. Only trusted callers may show and hide
+// the keyboard, and only they read the focus in GetState.
 
 const RELEASE = '0.3.0';
-const REVISION = 2;
+const REVISION = 3;
 const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
 const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';
 const DISABLED_ERROR = 'org.keyboardadapter.GnomeShell1.Disabled';
@@ -21,6 +24,11 @@ const FAILED_ERROR = 'org.keyboardadapter.GnomeShell1.Failed';
 const ACCESS_DENIED_ERROR = 'org.freedesktop.DBus.Error.AccessDenied';
 const WATCHER_NAMESPACE = 'org.keyboardadapter.Watcher';
 const MOST_APP_IDS = 8;
+// The most callers whose trust is remembered (unique names are never reused: a verdict holds
+// for as long as its connection).
+const MOST_JUDGED = 512;
+// The most bytes of a caller's mount table or cgroup read.
+const MOST_PROC_BYTES = 1 << 20;
 const LONGEST_APP_ID = 256;
 
 class KeyboardExport {
@@ -33,6 +41,7 @@ class KeyboardExport {
         this._enabled = false;
         this._lastFrame = null;
         this._focus = [0, []];
+        this._judged = new Map();
         this._rebindSource = 0;
         this._visibilitySignal = Main.keyboard.connect('visibility-changed', () => {
             this._rebind();
@@ -81,26 +90,80 @@ class KeyboardExport {
     }
 
     GetStateAsync(_parameters, invocation) {
-        const focus = this._isWatcher(invocation.get_sender()) ? this._focus : [0, []];
-        invocation.return_value(new GLib.Variant('(b(dddd)(uiiiid)(uas))', [
-            this._visible, this._frame() ?? [0, 0, 0, 0], this._monitor(), focus,
-        ]));
+        this._judge(invocation.get_sender(), trusted => {
+            invocation.return_value(new GLib.Variant('(b(dddd)(uiiiid)(uas))', [
+                this._visible, this._frame() ?? [0, 0, 0, 0], this._monitor(), trusted ? this._focus : [0, []],
+            ]));
+        });
     }
 
     ShowAsync(_parameters, invocation) {
-        if (!this._isWatcher(invocation.get_sender()))
-            return this._deny(invocation);
-        if (!Main.keyboard.keyboardActor)
-            return this._refuse(invocation);
-        return this._answer(invocation, () => Main.keyboard.open(Main.layoutManager.focusIndex));
+        this._judge(invocation.get_sender(), trusted => {
+            if (!trusted)
+                return this._deny(invocation);
+            if (!Main.keyboard.keyboardActor)
+                return this._refuse(invocation);
+            return this._answer(invocation, () => Main.keyboard.open(Main.layoutManager.focusIndex));
+        });
     }
 
     HideAsync(_parameters, invocation) {
-        if (!this._isWatcher(invocation.get_sender()))
-            return this._deny(invocation);
-        if (!Main.keyboard.keyboardActor)
-            return this._refuse(invocation);
-        return this._answer(invocation, () => Main.keyboard.close());
+        this._judge(invocation.get_sender(), trusted => {
+            if (!trusted)
+                return this._deny(invocation);
+            if (!Main.keyboard.keyboardActor)
+                return this._refuse(invocation);
+            return this._answer(invocation, () => Main.keyboard.close());
+        });
+    }
+
+    // Whether the bus proves `sender` trusted (see the head of this file): `then` gets the verdict,
+    // at once when it is known, else once the bus has said who the sender is. Anything that cannot
+    // be established counts as untrusted.
+    _judge(sender, then) {
+        if (typeof sender !== 'string' || !sender.startsWith(':'))
+            return then(false);
+        const known = this._judged.get(sender);
+        if (known !== undefined)
+            return then(known);
+        Gio.DBus.session.call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+            'GetConnectionCredentials', new GLib.Variant('(s)', [sender]), new GLib.VariantType('(a{sv})'),
+            Gio.DBusCallFlags.NONE, 5000, null, (connection, result) => {
+                let trusted = false;
+                try {
+                    trusted = this._provesTrust(connection.call_finish(result).deep_unpack()[0]);
+                } catch (error) {
+                    trusted = false;
+                }
+                if (this._judged.size >= MOST_JUDGED)
+                    this._judged.delete(this._judged.keys().next().value);
+                this._judged.set(sender, trusted);
+                then(trusted);
+            });
+        return undefined;
+    }
+
+    // Credentials that name the shell's user and a process outside any sandbox: none of its mounts
+    // is /.flatpak-info (Flatpak binds the app's file there; the mount table is read, not the file,
+    // which a FIFO could make wait), and its cgroup is no Snap's. A process gone, or a mount table or
+    // cgroup that cannot be read or is larger than MOST_PROC_BYTES, is not trusted.
+    _provesTrust(credentials) {
+        const uid = credentials.UnixUserID?.unpack();
+        const pid = credentials.ProcessID?.unpack();
+        if (uid !== new Gio.Credentials().get_unix_user() || !Number.isInteger(pid) || pid <= 0)
+            return false;
+        try {
+            const [, mounts] = GLib.file_get_contents(`/proc/${pid}/mountinfo`);
+            const [, cgroup] = GLib.file_get_contents(`/proc/${pid}/cgroup`);
+            if (mounts.length === 0 || mounts.length > MOST_PROC_BYTES || cgroup.length > MOST_PROC_BYTES)
+                return false;
+            const decoder = new TextDecoder();
+            const flatpak = decoder.decode(mounts).split('\n').some(line => line.split(' ')[4] === '/.flatpak-info');
+            const snap = decoder.decode(cgroup).split('\n').some(line => line.includes('/snap.'));
+            return !flatpak && !snap;
+        } catch (error) {
+            return false;
+        }
     }
 
     // The watchers: the unique names owning a name in the namespace, as the bus says (its
@@ -145,22 +208,21 @@ class KeyboardExport {
         return name === WATCHER_NAMESPACE || name.startsWith(`${WATCHER_NAMESPACE}.`);
     }
 
+    // A watcher is judged as soon as it is known, so that its verdict is there when a focus is sent.
     _setWatcher(name, owner) {
         if (!this._inNamespace(name))
             return;
-        if (owner)
+        if (owner) {
             this._watchers.set(name, owner);
-        else
+            this._judge(owner, () => {});
+        } else {
             this._watchers.delete(name);
-    }
-
-    _isWatcher(sender) {
-        return typeof sender === 'string' && [...this._watchers.values()].includes(sender);
+        }
     }
 
     _deny(invocation) {
         invocation.return_dbus_error(ACCESS_DENIED_ERROR,
-            `only a connection that owns a name in ${WATCHER_NAMESPACE}'s namespace may show and hide the keyboard`);
+            'only a process of the shell\'s user outside any sandbox may show and hide the keyboard');
     }
 
     // The shell's own open and close can throw (its first close after start fails without ibus'
@@ -282,8 +344,11 @@ class KeyboardExport {
         this._focus = this._focusedWindow();
         const frame = this._frame() ?? [0, 0, 0, 0];
         this._lastFrame = frame;
-        // The focus to each watcher alone, before the visibility everyone may hear.
+        // The focus to each trusted watcher alone, before the visibility everyone may hear; a
+        // watcher not judged yet hears none.
         for (const watcher of new Set(this._watchers.values())) {
+            if (this._judged.get(watcher) !== true)
+                continue;
             try {
                 Gio.DBus.session.emit_signal(watcher, OBJECT_PATH, 'org.keyboardadapter.GnomeShell1', 'Focus',
                     new GLib.Variant('((uas))', [this._focus]));

@@ -16,6 +16,7 @@
     X(int, sd_bus_set_address, (sd_bus *bus, const char *address), (bus, address), -ENOSYS)                \
     X(int, sd_bus_set_fd, (sd_bus *bus, int input_fd, int output_fd), (bus, input_fd, output_fd), -ENOSYS)   \
     X(int, sd_bus_set_bus_client, (sd_bus *bus, int b), (bus, b), -ENOSYS)                                 \
+    X(int, sd_bus_negotiate_fds, (sd_bus *bus, int b), (bus, b), -ENOSYS)                                  \
     X(int, sd_bus_start, (sd_bus *bus), (bus), -ENOSYS)                                                    \
     X(sd_bus *, sd_bus_close_unref, (sd_bus *bus), (bus), NULL)                                            \
     X(sd_bus *, sd_bus_flush_close_unref, (sd_bus *bus), (bus), NULL)                                      \

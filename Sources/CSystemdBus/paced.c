@@ -1,13 +1,15 @@
 /* A bus connection whose authentication waits for each answer, for sandboxes whose bus is
    xdg-dbus-proxy before 0.1.6 (Debian 12's 0.1.4; Debian 13 has 0.1.6). sd-bus sends its whole
-   handshake in one write, "AUTH EXTERNAL", "DATA", "NEGOTIATE_UNIX_FD" and "BEGIN" together; those
+   handshake in one write, "AUTH EXTERNAL", "DATA" and "BEGIN" together; those
    proxies take BEGIN as the end of the handshake before the bus has answered, read the bus's
    answer as a message header, and close the connection ("Invalid message header read"). sd-bus has
    no way to be handed a connection already authenticated, so: the handshake up to the bus's
    answer is made here, that answer left unread in the socket; BEGIN follows once it has come; then
    sd-bus starts on a socket pair (its own handshake goes into the pair and is dropped), and the
    real socket takes the pair's descriptor number, so that sd-bus reads the bus's answer, finds the
-   handshake it expects, and goes on as on any connection. */
+   handshake it expects, and goes on as on any connection. Like every connection of the package,
+   it takes no Unix descriptors: NEGOTIATE_UNIX_FD is never sent, and sd-bus is told so before it
+   starts (it then expects no AGREE_UNIX_FD either). */
 #define _GNU_SOURCE
 #include "CSystemdBus.h"
 
@@ -20,8 +22,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* The bus's answer: "DATA", "OK <guid>" and "AGREE_UNIX_FD" (or an ERROR line), each ending in
-   CRLF. Waits up to `timeout_ms` for all three, reading nothing (MSG_PEEK). */
+/* The bus's answer: "DATA" and "OK <guid>", each ending in CRLF. Waits up to `timeout_ms` for
+   both, reading nothing (MSG_PEEK). */
 static int await_answer(int socket_fd, int timeout_ms) {
     char answer[512];
     for (;;) {
@@ -37,13 +39,17 @@ static int await_answer(int socket_fd, int timeout_ms) {
         if (strncmp(answer, "DATA\r\n", (size_t)count < 6 ? (size_t)count : 6) != 0) return -EPERM;
         int lines = 0;
         for (const char *end = strstr(answer, "\r\n"); end != NULL; end = strstr(end + 2, "\r\n")) lines++;
-        if (lines >= 3) return 0;
+        if (lines >= 2) return 0;
         if ((size_t)count == sizeof answer - 1) return -EPROTO;
     }
 }
 
 int ka_bus_start_paced(sd_bus *bus, const char *path, int timeout_ms) {
-    static const char handshake[] = "\0AUTH EXTERNAL\r\nDATA\r\nNEGOTIATE_UNIX_FD\r\n";
+    static const char handshake[] = "\0AUTH EXTERNAL\r\nDATA\r\n";
+    /* sd-bus's own handshake must not ask for descriptors: it would wait for an agreement the
+       bus is never asked for. */
+    int refused = sd_bus_negotiate_fds(bus, 0);
+    if (refused < 0) return refused;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     size_t length = strlen(path);
     if (length == 0 || length >= sizeof address.sun_path) return -EINVAL;

@@ -14,26 +14,31 @@ package struct SessionServiceConfiguration: Sendable {
     /// `onIdle`); nil to stay until stopped. Bus listeners that only watch the broadcast signals
     /// cannot be seen, so they do not count.
     package var idleExit: Double?
-    /// The most clients subscribed at once (and requests waiting at once): the next is refused
-    /// with `…Error.LimitsExceeded`.
+    /// The most clients subscribed at once, and the most requests waiting for the keyboard and
+    /// connections being identified at once: the next is refused with `…Error.LimitsExceeded`.
     package var maximumSubscribers: Int
-    /// The most subscriptions (and requests waiting) of one client: one sandboxed app however
-    /// many connections it opens, or one process outside any sandbox. One client that takes
-    /// its share leaves the rest to the others.
+    /// The most subscriptions (and requests waiting) of one client: one Flatpak app however
+    /// many connections it opens, one process outside any sandbox, or all the callers whose
+    /// sandbox is not known together. One client that takes its share leaves the rest to the
+    /// others.
     package var maximumSubscribersPerClient: Int
+    /// Where the service says what it refused to trust (a line without its newline).
+    package var log: @Sendable (String) -> Void
     /// The environment the session bus is found in (`DBUS_SESSION_BUS_ADDRESS`).
     package var environment: [String: String]
 
     /// Creates a configuration: 30 s idle, 256 subscribers, 32 of one client, this process's
-    /// environment.
+    /// environment, the log on standard error.
     package init(
         idleExit: Double? = 30, maximumSubscribers: Int = 256, maximumSubscribersPerClient: Int = 32,
-        environment: [String: String] = ProcessEnvironment.current
+        environment: [String: String] = ProcessEnvironment.current,
+        log: @escaping @Sendable (String) -> Void = { KeyboardManager.writeToStandardError($0) }
     ) {
         self.idleExit = idleExit
         self.maximumSubscribers = maximumSubscribers
         self.maximumSubscribersPerClient = maximumSubscribersPerClient
         self.environment = environment
+        self.log = log
     }
 }
 

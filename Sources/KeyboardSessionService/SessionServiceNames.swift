@@ -60,6 +60,11 @@ package enum SessionServiceNames {
           Verdict. A Verdict for a show not after the last one replaces the verdicts from that show on.
           The local of an Event or Progress of show N is that of the last Verdict for a show up to N;
           an Event with no such Verdict was sent before the subscription.
+
+          Subscribe, Show and Hide wait while the bus says who the caller is (once per connection): at
+          most 8 such calls of one connection, and 256 connections at once, wait; the next is refused
+          with org.keyboardadapter.Watcher2.Error.LimitsExceeded. The service takes no Unix
+          descriptors: the bus refuses a call that carries some (org.freedesktop.DBus.Error.NotSupported).
         -->
         <node>
           <interface name="org.keyboardadapter.Watcher2">
@@ -83,14 +88,17 @@ package enum SessionServiceNames {
             <!--
               Subscribe: the caller gets Verdict signals, addressed to it alone, with local judged for it
               (and Progress is sent while a subscriber's options have "progress" true): by its own
-              process (the bus says which; "caller" false leaves it out), by the app id of its sandbox,
-              and by the ids in options that are its own (see docs/security.md): "pids"
-              (au), "window_ids" (at, X11), "app_ids" (as), at most 64 of each. Unknown options are
-              ignored. After the reply come its Verdicts for the keyboards up now, then a willShow and a
-              didShow of each as SubscriberEvent. Calling it again replaces the options, and its
-              Verdicts follow again. At most 256 subscribers, 32 of one user or app; the next gets
-              org.keyboardadapter.Watcher2.Error.LimitsExceeded. A subscriber whose connection closes
-              is forgotten.
+              process (the bus says which; "caller" false leaves it out), by the app id of its Flatpak
+              sandbox, and, outside any sandbox, by the ids in options that are its own (see
+              docs/security.md): "pids" (au), "window_ids" (at, X11), "app_ids" (as), at most 64 of each.
+              A caller whose sandbox is not known for certain (another sandbox, or one that cannot be
+              established) is local for no window. Unknown options are ignored. After the reply come its
+              Verdicts for the keyboards up now, then a willShow and a didShow of each as
+              SubscriberEvent. Calling it again replaces the options, and its Verdicts follow again. At
+              most 256 subscribers, and 32 of one client: one process outside any sandbox, one Flatpak
+              app however many connections it has, or all callers of unknown sandbox together; the next
+              gets org.keyboardadapter.Watcher2.Error.LimitsExceeded, whose message names the limit. A
+              subscriber whose connection closes is forgotten.
             -->
             <method name="Subscribe">
               <arg name="options" type="a{sv}" direction="in"/>
@@ -108,7 +116,9 @@ package enum SessionServiceNames {
             <!--
               Show or hide the keyboard, through its own service or the display server, as kbwatch's
               show and hide modes; the reply comes once the keyboard accepted. Errors:
-              org.keyboardadapter.Watcher2.Error.Unsupported, .NotVisible, .Failed, with the reason.
+              org.keyboardadapter.Watcher2.Error.Unsupported, .NotVisible, .Failed, with the reason;
+              .LimitsExceeded when 32 requests of the caller's client, or 256 in all, wait for the
+              keyboard.
             -->
             <method name="Show"/>
             <method name="Hide"/>

@@ -19,16 +19,38 @@ final class SessionServiceObject {
     private let loop: KeyboardRunLoop
     private var slot: BusSlot?
     private var subscribers = SessionSubscribers()
-    /// Calls waiting for the bus to tell who sent them, and show or hide requests waiting for
-    /// the keyboard: bounded together, and the requests for each client.
+    /// Show or hide requests waiting for the keyboard: bounded in all, and for each client.
     private var waiting: [Int: Waiting] = [:]
     private var waitingShares = ShareCounts()
     private struct Waiting {
         var call: BusMessage
-        /// The client's share it counts against, once known.
-        var share: String?
+        /// The client's share it counts against.
+        var share: String
     }
     private var nextWaiting = 0
+    /// The connections that made calls needing to know who they are, by unique name: each one
+    /// identified once (the bus asked for its credentials, its sandbox read), its calls held
+    /// meanwhile, at most ``maximumHeldPerConnection`` of them; forgotten when it leaves the bus.
+    private var peers: [String: Peer] = [:]
+    private struct Peer {
+        /// Who it is, once the bus said.
+        var caller: SessionCaller?
+        /// Its calls waiting for that, in their order.
+        var held: [(call: BusMessage, next: (BusMessage, SessionCaller) -> Void)] = []
+        /// The credentials asked of the bus, while the answer has not come.
+        var query: BusSlot?
+        /// Follows the connection's name: its going away forgets it.
+        var watch: BusSlot?
+        /// When it last called (a count of calls), for forgetting the one unused longest.
+        var used: Int
+    }
+    /// How many connections are being identified now.
+    private var identifying = 0
+    private var calls = 0
+    /// How many callers were said in the log to be trusted with nothing.
+    private var distrusted = 0
+    /// The most calls of one connection held while it is identified; the next is refused.
+    static let maximumHeldPerConnection = 8
     /// The sandboxes of the last focus's processes, for the sandboxed subscribers' verdicts.
     private var sandboxes = FocusSandboxes()
     /// The keyboards' shows, numbered for the subscribers' verdicts.
@@ -129,6 +151,7 @@ final class SessionServiceObject {
     // MARK: - Calls
 
     private func received(_ call: BusMessage) -> Bool {
+        calls += 1
         let (interface, member) = call.member
         switch (interface ?? "", member ?? "") {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
@@ -194,13 +217,9 @@ final class SessionServiceObject {
             sendPresentVerdicts(to: sender)
             return
         }
-        guard subscribers.count < configuration.maximumSubscribers, waiting.count < configuration.maximumSubscribers
-        else { return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already") }
-        // Watched from before the bus says who the caller is, so that its end is never missed.
-        let rule =
-            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
-        let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
+        guard subscribers.count < configuration.maximumSubscribers else {
+            return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
+        }
         identify(call) { [unowned self] call, caller in
             guard subscribers[sender] == nil else {
                 subscribers.update(sender, options: options)
@@ -208,11 +227,14 @@ final class SessionServiceObject {
                 sendPresentVerdicts(to: sender)
                 return
             }
+            guard subscribers.count < configuration.maximumSubscribers else {
+                return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
+            }
             guard subscribers.perShare[caller.share] < configuration.maximumSubscribersPerClient else {
                 return limitsExceeded(
                     call, "\(caller.share) has \(configuration.maximumSubscribersPerClient) subscriptions already")
             }
-            subscribers.add(sender, SessionSubscribers.Subscriber(options: options, caller: caller, ownerWatch: watch))
+            subscribers.add(sender, SessionSubscribers.Subscriber(options: options, caller: caller))
             disarmIdle()
             try? connection.reply(to: call, [])
             replayPresent(to: sender)
@@ -223,29 +245,87 @@ final class SessionServiceObject {
         refuse(call, SessionServiceNames.errorPrefix + "LimitsExceeded", reason)
     }
 
-    /// Holds `call` while the bus says who sent it (`GetConnectionCredentials`), then passes
-    /// it on with the caller; a caller the bus cannot tell is refused. Bounded with the requests
-    /// waiting.
+    /// Passes `call` on with its caller: at once when its connection is known, else once the bus
+    /// said who it is (`GetConnectionCredentials`) and its sandbox was read, which is done once per
+    /// connection. Bounded before anything is known of the caller: at most
+    /// ``maximumHeldPerConnection`` calls of one connection wait, and at most
+    /// ``SessionServiceConfiguration/maximumSubscribers`` connections are identified at once. A
+    /// caller the bus cannot tell is refused.
     private func identify(_ call: BusMessage, then next: @escaping (BusMessage, SessionCaller) -> Void) {
         guard let sender = call.sender else { return invalid(call, "a call without a sender") }
-        let id = hold(call)
+        if let known = peers[sender] {
+            peers[sender]?.used = calls
+            if let caller = known.caller { return next(call, caller) }
+            guard known.held.count < Self.maximumHeldPerConnection else {
+                return limitsExceeded(
+                    call, "\(sender) has \(Self.maximumHeldPerConnection) calls waiting to be identified already")
+            }
+            peers[sender]?.held.append((call, next))
+            return
+        }
+        guard identifying < configuration.maximumSubscribers else {
+            return limitsExceeded(
+                call, "\(configuration.maximumSubscribers) connections are waiting to be identified already")
+        }
+        forgetUnusedPeer()
+        // Watched from before the bus says who the caller is, so that its end is never missed.
+        let rule =
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+            + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
+        let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
+        peers[sender] = Peer(caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls)
+        identifying += 1
         let asked = try? connection.callAsync(
             .busDriver("GetConnectionCredentials", [.string(sender)]), timeout: 5
         ) { [unowned self] reply in
-            let caller = Self.caller(from: reply)
-            guard let held = release(id) else { return }
-            if let caller {
-                next(held, caller)
-            } else {
-                refuse(held, SessionServiceNames.errorPrefix + "Failed", "the bus does not say who the caller is")
-            }
+            identified(sender, Self.caller(from: reply))
             pump.needsProcessing()
         }
         if let asked {
-            pidQueries[id] = asked
-        } else if let held = release(id) {
-            refuse(held, SessionServiceNames.errorPrefix + "Failed", "the bus cannot be asked who the caller is")
+            peers[sender]?.query = asked
+        } else {
+            identified(sender, nil)
         }
+    }
+
+    /// The bus answered who `sender` is (nil: it did not say): its held calls go on, or are refused.
+    private func identified(_ sender: String, _ caller: SessionCaller?) {
+        guard var peer = peers[sender], peer.caller == nil else { return }
+        identifying -= 1
+        let held = peer.held
+        guard let caller else {
+            peers[sender] = nil
+            for (call, _) in held {
+                refuse(call, SessionServiceNames.errorPrefix + "Failed", "the bus does not say who the caller is")
+            }
+            return
+        }
+        if case .unknown(let reason) = caller.sandbox { distrust(sender, caller, reason) }
+        peer.caller = caller
+        peer.held = []
+        peer.query = nil
+        peers[sender] = peer
+        for (call, next) in held { next(call, caller) }
+    }
+
+    /// Says in the log that a caller is trusted with nothing (the first 64 callers, then one in
+    /// 1 000: a client opening connection after connection cannot flood the log).
+    private func distrust(_ sender: String, _ caller: SessionCaller, _ reason: String) {
+        distrusted += 1
+        guard distrusted <= 64 || distrusted % 1000 == 0 else { return }
+        configuration.log(
+            "caller \(sender) (pid \(caller.pid)): its sandbox cannot be established (\(reason)); trusted with nothing"
+                + (distrusted > 64 ? " (\(distrusted) such callers so far)" : ""))
+    }
+
+    /// Forgets the identified connection unused longest that is not subscribed, when as many are
+    /// known as are kept (four times the subscribers): it is identified again if it calls again.
+    private func forgetUnusedPeer() {
+        guard peers.count >= 4 * configuration.maximumSubscribers else { return }
+        let unused = peers.filter { $0.value.caller != nil && subscribers[$0.key] == nil }.min {
+            $0.value.used < $1.value.used
+        }
+        if let unused { peers[unused.key] = nil }
     }
 
     private static func caller(from reply: BusMessage) -> SessionCaller? {
@@ -293,26 +373,23 @@ final class SessionServiceObject {
         }
     }
 
-    private var pidQueries: [Int: BusSlot] = [:]
-
-    /// Holds a call that waits, counted against `share` when its client is known.
-    private func hold(_ call: BusMessage, share: String? = nil) -> Int {
+    /// Holds a request that waits for the keyboard, counted against `share`.
+    private func hold(_ call: BusMessage, share: String) -> Int {
         let id = nextWaiting
         nextWaiting += 1
         waiting[id] = Waiting(call: call, share: share)
-        if let share { waitingShares.add(share) }
+        waitingShares.add(share)
         return id
     }
 
     private func release(_ id: Int) -> BusMessage? {
-        pidQueries.removeValue(forKey: id)
         guard let held = waiting.removeValue(forKey: id) else { return nil }
-        if let share = held.share { waitingShares.remove(share) }
+        waitingShares.remove(held.share)
         return held.call
     }
 
     private func unsubscribe(_ call: BusMessage) {
-        if let sender = call.sender { forget(sender) }
+        if let sender = call.sender, subscribers.remove(sender) != nil { armIdle() }
         try? connection.reply(to: call, [])
     }
 
@@ -323,7 +400,10 @@ final class SessionServiceObject {
         forget(name)
     }
 
+    /// `name` left the bus: its subscription, who it was, and its calls still waiting to be
+    /// identified go.
     private func forget(_ name: String) {
+        if let peer = peers.removeValue(forKey: name), peer.caller == nil { identifying -= 1 }
         guard subscribers.remove(name) != nil else { return }
         armIdle()
     }
@@ -342,12 +422,16 @@ final class SessionServiceObject {
     }
 
     private func request(_ call: BusMessage, show: Bool) {
-        guard waiting.count < configuration.maximumSubscribers else {
-            return limitsExceeded(call, "too many requests waiting")
-        }
         identify(call) { [unowned self] call, caller in
             guard waitingShares[caller.share] < configuration.maximumSubscribersPerClient else {
-                return limitsExceeded(call, "\(caller.share) has too many requests waiting")
+                return limitsExceeded(
+                    call,
+                    "\(caller.share) has \(configuration.maximumSubscribersPerClient) requests waiting for the keyboard already"
+                )
+            }
+            guard waiting.count < configuration.maximumSubscribers else {
+                return limitsExceeded(
+                    call, "\(configuration.maximumSubscribers) requests are waiting for the keyboard already")
             }
             let id = hold(call, share: caller.share)
             let loop = loop
@@ -388,7 +472,7 @@ final class SessionServiceObject {
     private func idleCheck() {
         guard subscribers.isEmpty else { return }
         // A request still waiting keeps the service up a little longer.
-        if !waiting.isEmpty { return armIdle() }
+        if !waiting.isEmpty || identifying > 0 { return armIdle() }
         onIdle?()
     }
 
@@ -397,7 +481,8 @@ final class SessionServiceObject {
     /// Leaves the bus: the object, the subscriptions, the requests still waiting. Idempotent.
     func close() {
         slot = nil
-        pidQueries.removeAll()
+        peers.removeAll()
+        identifying = 0
         waiting.removeAll()
         waitingShares.removeAll()
         for name in subscribers.names { subscribers.remove(name) }

@@ -95,6 +95,8 @@ enum LocalJudgement: Sendable {
     /// In a sandbox: a focused window is its own when the window's process runs in a sandbox
     /// of its app id; what windows say of themselves (app ids, `WM_CLASS`) does not count.
     case sandbox(appID: String)
+    /// A caller whose sandbox is not known for certain: no window is its own.
+    case nothing
 
     /// `local` for a focus: nil when the focus says too little to tell.
     func isLocal(given focus: FocusedTopLevel?, sandboxes: inout FocusSandboxes) -> Bool? {
@@ -103,6 +105,7 @@ enum LocalJudgement: Sendable {
         case .sandbox(let appID):
             guard let focus, focus.knows.contains(.processes) else { return nil }
             return sandboxes.appIDs(of: focus).contains(appID)
+        case .nothing: return false
         }
     }
 }
@@ -118,7 +121,10 @@ struct FocusSandboxes {
 
     mutating func appIDs(of focus: FocusedTopLevel) -> [String] {
         if let last, last.focus == focus { return last.appIDs }
-        let found = focus.processIDs.prefix(8).compactMap { Sandbox.appID(ofProcess: $0) }
+        let found = focus.processIDs.prefix(8).compactMap { pid -> String? in
+            if case .flatpak(let appID) = Sandbox.identity(ofProcess: pid) { return appID }
+            return nil
+        }
         last = (focus, found)
         return found
     }
@@ -151,23 +157,24 @@ struct SessionSubscribers {
         }
         /// Who the client is, as the bus and the kernel say.
         let caller: SessionCaller
-        /// Follows the client's name, which going away forgets it.
-        var ownerWatch: BusSlot?
         /// How its `local` is judged, kept as the options change: used at every show, for
         /// every subscriber.
         private(set) var judgement: LocalJudgement
         /// The verdict it was last sent (see ``ShowNumbers``).
         var lastVerdict = SentVerdict.none
 
-        init(options: SubscribeOptions, caller: SessionCaller, ownerWatch: BusSlot?) {
+        init(options: SubscribeOptions, caller: SessionCaller) {
             self.options = options
             self.caller = caller
-            self.ownerWatch = ownerWatch
             judgement = Self.judgement(options, caller)
         }
 
         private static func judgement(_ options: SubscribeOptions, _ caller: SessionCaller) -> LocalJudgement {
-            if let appID = caller.sandboxAppID { return .sandbox(appID: appID) }
+            switch caller.sandbox {
+            case .flatpak(let appID): return .sandbox(appID: appID)
+            case .other, .unknown: return .nothing
+            case .none: break
+            }
             let own = caller.own(options)
             return .host(
                 AppIdentity(

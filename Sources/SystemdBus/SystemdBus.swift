@@ -91,7 +91,8 @@ package func boundedString(_ pointer: UnsafePointer<CChar>, limit: Int = 256) ->
     return text
 }
 
-/// A connection to the session bus (`DBUS_SESSION_BUS_ADDRESS`). Closed when released.
+/// A connection to the session bus (`DBUS_SESSION_BUS_ADDRESS`), which takes no Unix
+/// descriptors. Closed when released.
 package final class BusConnection {
     package let bus: OpaquePointer
 
@@ -112,9 +113,13 @@ package final class BusConnection {
         var created: OpaquePointer?
         var status = sd_bus_new(&created)
         guard status >= 0, let created else { throw BusFailure(code: -status) }
-        if let socket = Self.pacedSocket(address) {
+        // No Unix descriptors, ever: the package uses none, and each one a peer sent would be an
+        // open file of this process until closed. Not negotiated, the bus refuses to deliver a
+        // message carrying some (it answers its sender with an error) before anything queues it.
+        status = sd_bus_negotiate_fds(created, 0)
+        if status >= 0, let socket = Self.pacedSocket(address) {
             status = ka_bus_start_paced(created, socket, 25_000)
-        } else {
+        } else if status >= 0 {
             status = sd_bus_set_address(created, address)
             if status >= 0 { status = sd_bus_set_bus_client(created, 1) }
             if status >= 0 { status = sd_bus_start(created) }

@@ -19,7 +19,8 @@ int ka_bus_new_call(sd_bus *bus, sd_bus_message **out, const char *destination, 
 
 /* Starts `bus` (new, not started) on the unix socket `path` ("@name" for an abstract one), its
    authentication paced: each step waits for the bus's answer, which xdg-dbus-proxy before 0.1.6
-   needs (see paced.c). Waits up to `timeout_ms` for the answer. */
+   needs (see paced.c). Waits up to `timeout_ms` for the answer. Unix descriptors are not
+   negotiated. */
 int ka_bus_start_paced(sd_bus *bus, const char *path, int timeout_ms);
 
 /* Appends one string ('s') or one boolean ('b', as a C int) argument. */
@@ -43,5 +44,12 @@ int ka_bus_reply_with_error(sd_bus *bus, sd_bus_message *call, const char *name,
 /* A zeroed error, and its release. */
 sd_bus_error ka_bus_error_null(void);
 void ka_bus_error_free(sd_bus_error *error);
+
+/* A descriptor that pins process `pid` (pidfd_open, Linux 5.3): its pid cannot name another
+   process while it is open. -errno when the process is gone (-ESRCH) or pidfds are missing. */
+int ka_process_pin(int pid);
+
+/* 1 when the pinned process has ended, 0 while it runs, -errno when that cannot be told. */
+int ka_process_has_ended(int pidfd);
 
 #endif

@@ -1,0 +1,25 @@
+import CSystemdBus
+import Glibc
+
+/// A process held by a pidfd: while this lives, its pid names no other process, and whether it
+/// has ended can be asked. What is read of the process through `/proc/PID` between its pinning
+/// and a later ``hasEnded`` that says false is known to be this process's. Closed when released.
+package final class PinnedProcess {
+    /// The process id pinned.
+    package let pid: Int32
+    private let descriptor: Int32
+
+    /// Pins the process that has `pid` now; throws the errno when there is none (`ESRCH`) or it
+    /// cannot be pinned (no descriptor left, a kernel without pidfds).
+    package init(_ pid: Int32) throws(BusFailure) {
+        let pinned = ka_process_pin(pid)
+        guard pinned >= 0 else { throw BusFailure(code: -pinned) }
+        self.pid = pid
+        descriptor = pinned
+    }
+
+    deinit { close(descriptor) }
+
+    /// Whether the process has ended; true also when that cannot be told (failing closed).
+    package var hasEnded: Bool { ka_process_has_ended(descriptor) != 0 }
+}

@@ -208,6 +208,11 @@ public final class X11Session: @unchecked Sendable {
     /// A window's absolute inner geometry as `xwininfo -id` reports it (the reference every asserted
     /// frame is compared with); nil when the window is gone.
     public func xwininfo(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int)? {
+        try xwininfoGeometry(window).map { ($0.x, $0.y, $0.width, $0.height) }
+    }
+
+    /// `xwininfo -id`'s absolute position, size and border width of `window`; nil when it is gone.
+    private func xwininfoGeometry(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int, border: Int)? {
         // Never pass an empty or symbolic id: xwininfo would wait for a mouse click.
         let id = "0x" + String(window, radix: 16)
         let result = try Programs.run("xwininfo", ["-id", id], environment: environment, timeout: 10)
@@ -218,9 +223,9 @@ public final class X11Session: @unchecked Sendable {
                 .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         }
         guard let x = field("Absolute upper-left X"), let y = field("Absolute upper-left Y"),
-            let width = field("Width"), let height = field("Height")
+            let width = field("Width"), let height = field("Height"), let border = field("Border width")
         else { return nil }
-        return (x, y, width, height)
+        return (x, y, width, height, border)
     }
 
     /// The window manager's frame around `window`, found as `xwininfo -tree` finds parents: the
@@ -248,19 +253,8 @@ public final class X11Session: @unchecked Sendable {
     /// border included) of the window manager's frame around it, or of the window itself where
     /// nothing frames it; nil when it is gone.
     public func xwininfoCovered(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int)? {
-        let outer = try frameWindow(of: window) ?? window
-        let id = "0x" + String(outer, radix: 16)
-        let result = try Programs.run("xwininfo", ["-id", id], environment: environment, timeout: 10)
-        guard result.status == 0 else { return nil }
-        func field(_ name: String) -> Int? {
-            result.output.split(separator: "\n").first { $0.contains(name) }
-                .flatMap { $0.split(separator: ":").last }
-                .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        }
-        guard let x = field("Absolute upper-left X"), let y = field("Absolute upper-left Y"),
-            let width = field("Width"), let height = field("Height"), let border = field("Border width")
-        else { return nil }
-        return (x, y, width + 2 * border, height + 2 * border)
+        guard let outer = try xwininfoGeometry(frameWindow(of: window) ?? window) else { return nil }
+        return (outer.x, outer.y, outer.width + 2 * outer.border, outer.height + 2 * outer.border)
     }
 
     /// Kills the X server (SIGKILL) as a crash would.

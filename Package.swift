@@ -51,8 +51,9 @@ let package = Package(
 
         // C libraries from Debian's -dev packages. The Xlib and RandR modules are headers only:
         // the X11 backend reaches the libraries through CX11Loader, which loads them when an X
-        // display is first used; a program that calls Xlib itself links libX11 (TestSupport, the
-        // example app).
+        // display is first used and hands their functions over in a table under its own names (it
+        // defines none of theirs; XKB layouts through libxkbcommon-x11 are read there too); a
+        // program that calls Xlib itself links libX11 (TestSupport, the example app).
         .systemLibrary(name: "CX11", path: "Sources/CX11", providers: [.apt(["libx11-dev"])]),
         .systemLibrary(name: "CXrandr", path: "Sources/CXrandr", providers: [.apt(["libxrandr-dev"])]),
         .target(name: "CX11Loader", dependencies: ["CX11", "CXrandr", "CXkbCommon"]),
@@ -63,9 +64,6 @@ let package = Package(
         .systemLibrary(
             name: "CXkbCommon", path: "Sources/CXkbCommon", pkgConfig: "xkbcommon",
             providers: [.apt(["libxkbcommon-dev"])]),
-
-        // XKB layouts on an Xlib connection, through libxkbcommon-x11 (loaded by CX11Loader).
-        .target(name: "CXkbX11"),
 
         // sd-bus (libsystemd) for the keyboards' own D-Bus services, with a small C shim for what
         // Swift cannot express (no-auto-start calls, error replies, SD_BUS_ERROR_NULL). Its headers
@@ -86,7 +84,7 @@ let package = Package(
         .target(
             name: "X11Adapter",
             dependencies: [
-                "KeyboardBackendInterface", "KeyboardJSON", "CX11", "CXrandr", "CXkbCommon", "CXkbX11", "CX11Loader",
+                "KeyboardBackendInterface", "KeyboardJSON", "CX11", "CXrandr", "CXkbCommon", "CX11Loader",
                 "LoopThreadSlice",
             ]),
         // What the Wayland backends share: the connection as a loop source, the registry, outputs

@@ -1,6 +1,7 @@
 /* Which process a window's client is, as the X server knows it (the X-Resource extension, 1.2:
    the server reads the peer's credentials of a local connection). libXRes is loaded apart from
-   the other X libraries, at its first use: without it nothing else fails, and no process is known. */
+   the other X libraries, at its first use: without it nothing else fails, and no process is known.
+   Its functions are kept under this file's own names, never defined under the library's. */
 #include "CX11Loader.h"
 
 #include <X11/Xlib.h>
@@ -19,7 +20,7 @@ static int loaded;
 
 static void load(void) {
     /* The X libraries first: libXRes resolves its Xlib symbols against the copy they loaded. */
-    if (ka_x11_library_failure() != NULL) return;
+    if (ka_x11_library() == NULL) return;
     void *library = dlopen("libXRes.so.1", RTLD_NOW | RTLD_GLOBAL);
     if (library == NULL) return;
     *(void **)(&query_extension) = dlsym(library, "XResQueryExtension");

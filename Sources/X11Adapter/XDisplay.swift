@@ -1,6 +1,5 @@
 import CX11
 import CX11Loader
-import CXkbX11
 import CXrandr
 import Glibc
 import KeyboardBackendInterface
@@ -55,15 +54,23 @@ private enum XErrorHooks {
             }
             return XErrorHooks.previous.withLock { $0.io }.map { $0(display) } ?? 0
         }
-        let oldError = XSetErrorHandler(errorHandler)
-        let oldIO = XSetIOErrorHandler(ioHandler)
+        // Read only after a connection was opened: the libraries are loaded.
+        guard let xlib = ka_x11_library()?.pointee else { return }
+        let oldError = xlib.XSetErrorHandler(errorHandler)
+        let oldIO = xlib.XSetIOErrorHandler(ioHandler)
         previous.withLock { $0 = Previous(error: oldError, io: oldIO) }
     }()
 }
 
 /// The one owner of an Xlib connection, and the only place the X11 backend calls Xlib. Used from
 /// one thread at a time (the backend's thread); every Xlib allocation it receives is freed here.
+///
+/// The X libraries are loaded when the first connection is opened, and called through `xlib`, the
+/// table of their loaded functions: the package defines none of them, so a process that links
+/// libX11 itself (an Xlib or GTK app) and everything in it keeps calling libX11's own.
 final class XDisplay {
+    /// The loaded libX11 and libXrandr functions.
+    private let xlib: ka_x11_library
     /// The underlying `Display *`.
     private let handle: OpaquePointer
     /// The display name the connection went to, such as `:1`.
@@ -88,23 +95,25 @@ final class XDisplay {
 
     /// Connects to `name`, or to `$DISPLAY` when nil.
     init(name: String?) throws(XDisplayError) {
-        if let failure = ka_x11_library_failure() {
-            throw XDisplayError(description: "cannot load the X libraries: " + String(cString: failure))
+        guard let xlib = ka_x11_library()?.pointee else {
+            let failure = ka_x11_library_failure().map { String(cString: $0) } ?? "unknown reason"
+            throw XDisplayError(description: "cannot load the X libraries: " + failure)
         }
+        self.xlib = xlib
         _ = XErrorHooks.installed
         let shown = name ?? (getenv("DISPLAY").map { String(cString: $0) } ?? "")
-        guard let opened = Self.open(shown) else {
+        guard let opened = Self.open(shown, xlib) else {
             throw XDisplayError(description: shown.isEmpty ? "DISPLAY is not set" : "cannot open X display \(shown)")
         }
         handle = opened
-        self.name = String(cString: XDisplayString(opened))
-        root = XDefaultRootWindow(opened)
+        self.name = xlib.XDisplayString(opened).map { String(cString: $0) } ?? shown
+        root = xlib.XDefaultRootWindow(opened)
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(opened)))
         XErrorHooks.connections.withLock { [health] in $0[key] = health }
         exitContext = Unmanaged.passRetained(health)
         // The default exit hook calls exit(); this one records the break and returns, so the
         // failing Xlib call unwinds and the backend's loop ends on its own.
-        XSetIOErrorExitHandler(
+        xlib.XSetIOErrorExitHandler(
             opened,
             { _, context in
                 guard let context else { return }
@@ -119,8 +128,8 @@ final class XDisplay {
     /// and a connection attempted during the reset fails; so when the server's socket exists, a
     /// failed attempt is retried for about a second with a short backoff before giving up. A
     /// display with no socket fails at once.
-    private static func open(_ name: String) -> OpaquePointer? {
-        if let opened = XOpenDisplay(name.isEmpty ? nil : name) { return opened }
+    private static func open(_ name: String, _ xlib: ka_x11_library) -> OpaquePointer? {
+        if let opened = xlib.XOpenDisplay(name.isEmpty ? nil : name) { return opened }
         guard let socket = localSocketPath(name), access(socket, F_OK) == 0 else { return nil }
         var delay: UInt32 = 5_000
         var waited: UInt32 = 0
@@ -128,7 +137,7 @@ final class XDisplay {
             usleep(delay)
             waited += delay
             delay = min(delay * 2, 100_000)
-            if let opened = XOpenDisplay(name) { return opened }
+            if let opened = xlib.XOpenDisplay(name) { return opened }
         }
         return nil
     }
@@ -148,7 +157,7 @@ final class XDisplay {
         guard !isClosed else { return }
         isClosed = true
         let key = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(handle)))
-        XCloseDisplay(handle)
+        _ = xlib.XCloseDisplay(handle)
         // Another thread may already have opened a connection at the freed address: only this
         // connection's own entry is removed, never the newcomer's.
         XErrorHooks.connections.withLock { [health] connections in
@@ -161,12 +170,12 @@ final class XDisplay {
     var isBroken: Bool { health.isBroken.load(ordering: .acquiring) }
 
     /// The connection's file descriptor, for `poll()`.
-    var fileDescriptor: Int32 { XConnectionNumber(handle) }
+    var fileDescriptor: Int32 { xlib.XConnectionNumber(handle) }
 
     /// The size of the default screen, in pixels.
     var screenSize: (width: Int, height: Int) {
-        let screen = XDefaultScreen(handle)
-        return (Int(XDisplayWidth(handle, screen)), Int(XDisplayHeight(handle, screen)))
+        let screen = xlib.XDefaultScreen(handle)
+        return (Int(xlib.XDisplayWidth(handle, screen)), Int(xlib.XDisplayHeight(handle, screen)))
     }
 
     // MARK: Events
@@ -174,22 +183,22 @@ final class XDisplay {
     /// Asks for the events in `mask` on `window`. Errors (a window already gone) arrive later and
     /// are swallowed by the error hook.
     func selectInput(_ window: Window, _ mask: Int) {
-        XSelectInput(handle, window, mask)
+        _ = xlib.XSelectInput(handle, window, mask)
     }
 
     /// Sends buffered requests, reads what the socket has without blocking, and returns the
     /// number of events in Xlib's queue. With events already queued it returns their number
     /// without reading; with none, it reads until the socket is empty.
-    func pendingEvents() -> Int32 { isBroken ? 0 : XPending(handle) }
+    func pendingEvents() -> Int32 { isBroken ? 0 : xlib.XPending(handle) }
 
     /// The number of events in Xlib's queue, without sending or reading anything.
-    func queuedEvents() -> Int32 { isBroken ? 0 : XEventsQueued(handle, QueuedAlready) }
+    func queuedEvents() -> Int32 { isBroken ? 0 : xlib.XEventsQueued(handle, QueuedAlready) }
 
     /// Changes whenever a request is made on the connection, through Xlib (its next request's
     /// sequence number) or through xcb directly (libxkbcommon-x11's reads). While it stays the
     /// same, nothing was sent and no reply was waited for, so nothing can have been read from the
     /// socket into a queue where `poll()` cannot see it.
-    var requestMark: UInt64 { UInt64(XNextRequest(handle)) &+ xcbRequests }
+    var requestMark: UInt64 { UInt64(xlib.XNextRequest(handle)) &+ xcbRequests }
 
     /// How many times libxkbcommon-x11 was handed the connection (see `requestMark`).
     @exclusivity(unchecked) private var xcbRequests: UInt64 = 0
@@ -197,12 +206,12 @@ final class XDisplay {
     /// The next queued event; call only after `pendingEvents()` said there is one.
     func nextEvent() -> XEvent {
         var event = XEvent()
-        XNextEvent(handle, &event)
+        _ = xlib.XNextEvent(handle, &event)
         return event
     }
 
     /// Sends buffered requests.
-    func flush() { XFlush(handle) }
+    func flush() { _ = xlib.XFlush(handle) }
 
     // MARK: Atoms
 
@@ -220,7 +229,7 @@ final class XDisplay {
         var cNames = missing.map { strdup($0) }
         defer { cNames.forEach { free($0) } }
         var values = [Atom](repeating: 0, count: missing.count)
-        guard XInternAtoms(handle, &cNames, Int32(missing.count), 0, &values) != 0 else { return }
+        guard xlib.XInternAtoms(handle, &cNames, Int32(missing.count), 0, &values) != 0 else { return }
         for (name, value) in zip(missing, values) where value != 0 {
             atoms[name] = value
             atomNames[value] = name
@@ -230,7 +239,7 @@ final class XDisplay {
     /// The atom for `name`, interned once per connection.
     func atom(_ name: String) -> Atom {
         if let known = atoms[name] { return known }
-        let value = XInternAtom(handle, name, 0)
+        let value = xlib.XInternAtom(handle, name, 0)
         atoms[name] = value
         atomNames[value] = name
         return value
@@ -240,12 +249,12 @@ final class XDisplay {
     func atomName(_ atom: Atom) -> String? {
         if let known = atomNames[atom] { return known }
         guard atom != 0, !unknownAtoms.contains(atom) else { return nil }
-        guard let raw = XGetAtomName(handle, atom) else {
+        guard let raw = xlib.XGetAtomName(handle, atom) else {
             if unknownAtoms.count >= Self.unknownAtomLimit { unknownAtoms.removeAll() }
             unknownAtoms.insert(atom)
             return nil
         }
-        defer { XFree(raw) }
+        defer { _ = xlib.XFree(raw) }
         let name = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
         atomNames[atom] = name
         atoms[name] = atom
@@ -264,9 +273,9 @@ final class XDisplay {
         var count: UInt = 0
         var remaining: UInt = 0
         var data: UnsafeMutablePointer<UInt8>?
-        let status = XGetWindowProperty(
+        let status = xlib.XGetWindowProperty(
             handle, window, property, 0, maxItems, 0, Atom(AnyPropertyType), &type, &format, &count, &remaining, &data)
-        defer { if let data { XFree(data) } }
+        defer { if let data { _ = xlib.XFree(data) } }
         guard status == Success, type != 0, let data else { return nil }
         let n = Int(count)
         switch format {
@@ -294,7 +303,7 @@ final class XDisplay {
     /// The window's attributes; nil when it is gone.
     func attributes(_ window: Window) -> WindowAttributes? {
         var raw = XWindowAttributes()
-        guard XGetWindowAttributes(handle, window, &raw) != 0 else { return nil }
+        guard xlib.XGetWindowAttributes(handle, window, &raw) != 0 else { return nil }
         return WindowAttributes(
             geometry: X11Geometry(
                 x: raw.x, y: raw.y, width: raw.width, height: raw.height, border: raw.border_width),
@@ -307,7 +316,7 @@ final class XDisplay {
         var x: Int32 = 0
         var y: Int32 = 0
         var child: Window = 0
-        guard XTranslateCoordinates(handle, window, ancestor, 0, 0, &x, &y, &child) != 0 else { return nil }
+        guard xlib.XTranslateCoordinates(handle, window, ancestor, 0, 0, &x, &y, &child) != 0 else { return nil }
         return (x, y)
     }
 
@@ -321,7 +330,7 @@ final class XDisplay {
         var height: UInt32 = 0
         var border: UInt32 = 0
         var depth: UInt32 = 0
-        guard XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else {
+        guard xlib.XGetGeometry(handle, window, &rootReturn, &x, &y, &width, &height, &border, &depth) != 0 else {
             return nil
         }
         // The server's sizes are 16-bit: they always fit.
@@ -333,7 +342,7 @@ final class XDisplay {
     func inputFocus() -> Window? {
         var focus: Window = 0
         var revert: Int32 = 0
-        XGetInputFocus(handle, &focus, &revert)
+        _ = xlib.XGetInputFocus(handle, &focus, &revert)
         return isBroken ? nil : focus
     }
 
@@ -347,13 +356,13 @@ final class XDisplay {
     private lazy var randrEventBase: Int32? = {
         var eventBase: Int32 = 0
         var errorBase: Int32 = 0
-        return XRRQueryExtension(handle, &eventBase, &errorBase) != 0 ? eventBase : nil
+        return xlib.XRRQueryExtension(handle, &eventBase, &errorBase) != 0 ? eventBase : nil
     }()
 
     /// Asks for RandR's screen, CRTC and output change events on the root window.
     func selectMonitorChanges() {
         guard randrEventBase != nil else { return }
-        XRRSelectInput(
+        xlib.XRRSelectInput(
             handle, root, Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
     }
 
@@ -361,7 +370,7 @@ final class XDisplay {
     func isMonitorChange(_ event: inout XEvent) -> Bool {
         guard let base = randrEventBase else { return false }
         if event.type == base + RRScreenChangeNotify {
-            XRRUpdateConfiguration(&event)
+            _ = xlib.XRRUpdateConfiguration(&event)
             return true
         }
         return event.type == base + RRNotify
@@ -371,8 +380,8 @@ final class XDisplay {
     func monitors() -> [Output] {
         guard randrEventBase != nil else { return [] }
         var count: Int32 = 0
-        guard let list = XRRGetMonitors(handle, root, 1, &count) else { return [] }
-        defer { XRRFreeMonitors(list) }
+        guard let list = xlib.XRRGetMonitors(handle, root, 1, &count) else { return [] }
+        defer { xlib.XRRFreeMonitors(list) }
         return (0..<Int(max(0, count))).map { index in
             let monitor = list[index]
             return Output(
@@ -397,8 +406,8 @@ final class XDisplay {
 
     /// Asks the window manager to iconify `window` (ICCCM WM_CHANGE_STATE) and sends the request.
     func requestIconify(_ window: Window) -> Bool {
-        let status = XIconifyWindow(handle, window, XDefaultScreen(handle))
-        XFlush(handle)
+        let status = xlib.XIconifyWindow(handle, window, xlib.XDefaultScreen(handle))
+        _ = xlib.XFlush(handle)
         return status != 0 && !isBroken
     }
 
@@ -415,8 +424,8 @@ final class XDisplay {
         var parent: Window = 0
         var children: UnsafeMutablePointer<Window>?
         var count: UInt32 = 0
-        guard XQueryTree(handle, window, &rootReturn, &parent, &children, &count) != 0 else { return nil }
-        defer { if let children { XFree(children) } }
+        guard xlib.XQueryTree(handle, window, &rootReturn, &parent, &children, &count) != 0 else { return nil }
+        defer { if let children { _ = xlib.XFree(children) } }
         let list = children.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
         return (parent, list)
     }

@@ -1,5 +1,5 @@
 import CX11
-import CXkbX11
+import CX11Loader
 
 extension X11WindowEvent {
     /// The event as the window model takes it; nil for one it does not follow. `inout` because a

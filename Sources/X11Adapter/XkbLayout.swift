@@ -1,6 +1,6 @@
 import CX11
+import CX11Loader
 import CXkbCommon
-import CXkbX11
 import KeyboardBackendInterface
 
 /// The active input layout of the X server's core keyboard: its name from the keymap

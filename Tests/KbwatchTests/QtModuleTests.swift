@@ -1,0 +1,163 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The Qt 6 QML module and C++ class (`qt-keyboard-adapter`), built and installed with CMake into
+/// a scratch prefix as a package installs it (any compiler or CMake warning fails): a QML file run
+/// by Qt's `qml` tool with `import KeyboardAdapter` sees the keyboard through bus activation of
+/// the repository's kbwatch, and an app finds the CMake package (`find_package(KeyboardAdapterQt)`).
+@Suite("Qt module: import KeyboardAdapter")
+struct QtModuleTests {
+    static let source = SchemaValidator.repository.appendingPathComponent("qt-keyboard-adapter").path
+    /// Qt's QML runtime (qml-qt6).
+    static let qmlTool = "/usr/lib/qt6/bin/qml"
+
+    /// What building and installing the module came to.
+    enum Build: Sendable {
+        /// The installation prefix, and the compiler's and CMake's warnings (there must be none).
+        case installed(prefix: String, warnings: [String])
+        /// Qt's development files are missing: a skip (a failure under CI).
+        case missing(String)
+        /// Anything else: a failure.
+        case failed(String)
+    }
+
+    /// `cmake` with `arguments`, its standard error too (the compiler's warnings, CMake's reasons).
+    static func cmake(_ arguments: [String]) -> (status: Int32, output: String) {
+        let result = try? Programs.run("/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "cmake"] + arguments, timeout: 600)
+        return result ?? (-1, "cmake \(arguments.joined(separator: " ")) did not finish")
+    }
+
+    /// Built and installed once per test process, in the process's scratch directory.
+    static let build: Build = {
+        let directory: String
+        do { directory = try ScratchDirectory.path("qt-keyboard-adapter") } catch { return .failed("\(error)") }
+        let prefix = directory + "/prefix"
+        let configure = cmake(["-S", source, "-B", directory + "/build", "-DCMAKE_INSTALL_PREFIX=\(prefix)"])
+        if configure.status != 0 {
+            let qtMissing =
+                configure.output.contains("Qt6Config.cmake")
+                || configure.output.contains("Failed to find required Qt component")
+                || configure.output.contains("provided by \"Qt6")
+            return qtMissing
+                ? .missing(
+                    "Qt 6's development files are missing (qt6-base-dev, qt6-declarative-dev, qt6-declarative-dev-tools)"
+                )
+                : .failed("cmake -S \(source):\n\(configure.output)")
+        }
+        let compile = cmake(["--build", directory + "/build", "--parallel", "2"])
+        guard compile.status == 0 else { return .failed("cmake --build:\n\(compile.output)") }
+        let install = cmake(["--install", directory + "/build"])
+        guard install.status == 0 else { return .failed("cmake --install:\n\(install.output)") }
+        let warnings = (configure.output + compile.output).split(separator: "\n").map(String.init).filter {
+            $0.localizedCaseInsensitiveContains("warning")
+        }
+        return .installed(prefix: prefix, warnings: warnings)
+    }()
+
+    /// The installation prefix; nil when the test is skipped (no CMake, no C++ compiler, no Qt 6
+    /// development files, which under CI is a failure).
+    static func prefix() throws -> String? {
+        guard try Programs.ready(["cmake", "c++"]) else { return nil }
+        switch build {
+        case .installed(let prefix, let warnings):
+            #expect(warnings.isEmpty, "warnings building qt-keyboard-adapter:\n\(warnings.joined(separator: "\n"))")
+            return prefix
+        case .missing(let reason):
+            try Programs.skip(reason)
+            return nil
+        case .failed(let reason):
+            throw TestFailure(reason)
+        }
+    }
+
+    /// The values the QML file printed (`keyboardRectangle X,Y WxH visible B window WxH`), each as
+    /// its rectangle, whether a keyboard is up, and the window's size.
+    static func reports(_ log: String) -> [(rectangle: [Int], visible: Bool, window: String)] {
+        log.split(separator: "\n").compactMap { line in
+            guard let start = line.range(of: "keyboardRectangle ") else { return nil }
+            let words = line[start.upperBound...].split(separator: " ")
+            guard words.count == 6, words[2] == "visible", words[4] == "window" else { return nil }
+            let numbers = words[0].split(separator: ",") + words[1].split(separator: "x")
+            return (numbers.compactMap { Int($0) }, words[3] == "true", String(words[5]))
+        }
+    }
+
+    @Test(
+        "qml with import KeyboardAdapter: keyboardRectangle is xvkbd's frame while it is up and empty after it hides, through bus activation of kbwatch on Xvfb with openbox"
+    )
+    func qmlTool() throws {
+        guard
+            try Programs.ready([
+                "Xvfb", "openbox", "xdotool", "xwininfo", "xvkbd", "dbus-daemon", "dbus-send", Self.qmlTool,
+            ]),
+            let prefix = try Self.prefix()
+        else { return }
+        let file = Self.source + "/tests/rectangle.qml"
+        let world = try ExampleBar.ServiceWorld()
+        defer { world.stop() }
+        try world.session.startWindowManager(config: X11Session.keyboardsAboveConfig)
+        #expect(try world.servicePID() == nil, "no service before the app")
+
+        // Full screen: the window's coordinates are the screen's, so the rectangle is the frame.
+        let app = try world.session.start(
+            Self.qmlTool, [file],
+            environment: world.environment.merging([
+                "QT_QPA_PLATFORM": "xcb", "QML2_IMPORT_PATH": prefix + "/lib/qt6/qml",
+            ]) { $1 })
+        defer { print("qml said:\n\(app.log)") }
+        let screen = "\(world.session.width)x\(world.session.height)"
+        try Wait.require("the QML file to subscribe, full screen; it said:\n\(app.log)", timeout: 30) {
+            app.log.contains("subscribed") && Self.reports(app.log).last?.window == screen || !app.isRunning
+        }
+        let service = try #require(try world.servicePID(), "the module's Subscribe started the service")
+        let program = try? String(contentsOfFile: "/proc/\(service)/comm", encoding: .utf8)
+        #expect(program == "kbwatch\n", "the service is kbwatch --serve: \(program ?? "gone")")
+        #expect(Self.reports(app.log).last?.rectangle == [0, 0, 0, 0], "no keyboard yet")
+
+        try world.session.start("xvkbd", ["-geometry", "600x200+340+560"])
+        var keyboard: UInt = 0
+        try Wait.require("xvkbd's window", timeout: 15) {
+            let found = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
+            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
+            return keyboard != 0
+        }
+        var frame: [Int] = []
+        try Wait.require("keyboardRectangle to be xvkbd's frame; qml said:\n\(app.log)", timeout: 15) {
+            guard let covered = try? world.session.xwininfoCovered(keyboard) else { return false }
+            frame = [covered.x, covered.y, covered.width, covered.height]
+            guard let last = Self.reports(app.log).last else { return false }
+            return last.rectangle == frame && last.visible
+        }
+        #expect(frame[1] + frame[3] > world.session.height / 2, "xvkbd in the screen's lower half: \(frame)")
+        #expect(app.log.contains("willShow xvkbd"), "\(app.log)")
+
+        try world.session.xdotool("windowunmap", String(keyboard))
+        try Wait.require("keyboardRectangle empty after xvkbd hid; qml said:\n\(app.log)", timeout: 15) {
+            guard let last = Self.reports(app.log).last else { return false }
+            return last.rectangle == [0, 0, 0, 0] && !last.visible
+        }
+        #expect(app.log.contains("didHide xvkbd"), "\(app.log)")
+        #expect(app.isRunning, "qml still runs")
+    }
+
+    @Test("an app finds the installed CMake package: Examples/qt built with find_package(KeyboardAdapterQt)")
+    func cmakePackage() throws {
+        guard try Programs.ready(["qtpaths6"]), let prefix = try Self.prefix() else { return }
+        let directory = try ScratchDirectory.path("kbchat-on-package")
+        let examples = SchemaValidator.repository.appendingPathComponent("Examples/qt").path
+        let configure = Self.cmake(["-S", examples, "-B", directory, "-DCMAKE_PREFIX_PATH=\(prefix)"])
+        try #require(configure.status == 0, "\(configure.output)")
+        let compile = Self.cmake(["--build", directory, "--parallel", "2"])
+        try #require(compile.status == 0, "\(compile.output)")
+        // The package's library, not a copy built beside the app.
+        #expect(!FileManager.default.fileExists(atPath: directory + "/qt-keyboard-adapter"))
+        let linked = try Programs.run("/bin/sh", ["-c", "readelf -d \"$0\"", directory + "/kbchat"])
+        #expect(linked.output.contains("libkeyboard-adapter-qt6.so.1"), "\(linked.output)")
+        let help = try Programs.run(
+            directory + "/kbchat", ["--help"],
+            environment: ["LD_LIBRARY_PATH": prefix + "/lib", "QT_QPA_PLATFORM": "offscreen"])
+        #expect(help.status == 0 && help.output.hasPrefix("usage: kbchat"), "\(help.output)")
+    }
+}

@@ -115,6 +115,23 @@ struct QtModuleTests {
         #expect(program == "kbwatch\n", "the service is kbwatch --serve: \(program ?? "gone")")
         #expect(Self.reports(app.log).last?.rectangle == [0, 0, 0, 0], "no keyboard yet")
 
+        // A stranger's signals addressed to the app: only the bus and the service's connection
+        // are believed (a believed one would print FORGED, service gone, or a rectangle).
+        let (path, interface) = ("/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2")
+        let reported = Self.reports(app.log).count
+        for signal: ForgedSignals.Signal in [
+            .nameTaken(ExampleBar.service),
+            .variant(path: path, interface: interface, member: "Verdict", value: "(uint32 1, {'local': <true>})"),
+            .update(path: path, interface: interface, member: "SubscriberEvent", name: "FORGED"),
+            .update(path: path, interface: interface, member: "Event", name: "FORGED"),
+            .nameLost(ExampleBar.service),
+        ] {
+            #expect(try ForgedSignals.send(signal, toConnectionsOf: app.pid, bus: world.bus.address) >= 1)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(!app.log.contains("FORGED") && !app.log.contains("service gone"), "\(app.log)")
+        #expect(Self.reports(app.log).count == reported, "\(app.log)")
+
         try world.session.start("xvkbd", ["-geometry", "600x200+340+560"])
         var keyboard: UInt = 0
         try Wait.require("xvkbd's window", timeout: 15) {

@@ -71,16 +71,62 @@ struct QtModuleTests {
         }
     }
 
-    /// The values the QML file printed (`keyboardRectangle X,Y WxH visible B window WxH`), each as
-    /// its rectangle, whether a keyboard is up, and the window's size.
+    /// The values an app printed (`keyboardRectangle X,Y WxH visible B`, the QML file's with
+    /// `window WxH` after), each as its rectangle, whether a keyboard is up, and the window's size
+    /// (empty when not printed).
     static func reports(_ log: String) -> [(rectangle: [Int], visible: Bool, window: String)] {
         log.split(separator: "\n").compactMap { line in
             guard let start = line.range(of: "keyboardRectangle ") else { return nil }
             let words = line[start.upperBound...].split(separator: " ")
-            guard words.count == 6, words[2] == "visible", words[4] == "window" else { return nil }
+            guard words.count >= 4, words[2] == "visible" else { return nil }
             let numbers = words[0].split(separator: ",") + words[1].split(separator: "x")
-            return (numbers.compactMap { Int($0) }, words[3] == "true", String(words[5]))
+            let window = words.count == 6 && words[4] == "window" ? String(words[5]) : ""
+            return (numbers.compactMap { Int($0) }, words[3] == "true", window)
         }
+    }
+
+    /// xvkbd shown in the lower half of the screen of `world`, whose openbox keeps it undecorated
+    /// and above: `app`, full screen, reports it as its keyboardRectangle; hidden, it reports an
+    /// empty one.
+    static func followsXvkbd(_ app: ChildProcess, in world: ExampleBar.ServiceWorld) throws {
+        try world.session.start("xvkbd", ["-geometry", "600x200+340+560"])
+        var keyboard: UInt = 0
+        try Wait.require("xvkbd's window", timeout: 15) {
+            let found = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
+            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
+            return keyboard != 0
+        }
+        var frame: [Int] = []
+        try Wait.require("keyboardRectangle to be xvkbd's frame; the app said:\n\(app.log)", timeout: 15) {
+            guard let covered = try? world.session.xwininfoCovered(keyboard) else { return false }
+            frame = [covered.x, covered.y, covered.width, covered.height]
+            guard let last = reports(app.log).last else { return false }
+            return last.rectangle == frame && last.visible
+        }
+        #expect(frame[1] + frame[3] > world.session.height / 2, "xvkbd in the screen's lower half: \(frame)")
+
+        try world.session.xdotool("windowunmap", String(keyboard))
+        try Wait.require("keyboardRectangle empty after xvkbd hid; the app said:\n\(app.log)", timeout: 15) {
+            guard let last = reports(app.log).last else { return false }
+            return last.rectangle == [0, 0, 0, 0] && !last.visible
+        }
+        #expect(app.isRunning, "the app still runs")
+    }
+
+    /// A world whose bus starts the repository's kbwatch, with openbox; none runs it yet.
+    static func world() throws -> ExampleBar.ServiceWorld {
+        let world = try ExampleBar.ServiceWorld()
+        try world.session.startWindowManager(config: X11Session.keyboardsAboveConfig)
+        #expect(try world.servicePID() == nil, "no service before the app")
+        return world
+    }
+
+    /// Expects that the service runs, and is kbwatch: the app's Subscribe started it.
+    static func expectActivated(_ world: ExampleBar.ServiceWorld) throws {
+        let service = try #require(try world.servicePID(), "the module's Subscribe started the service")
+        let program = try? String(contentsOfFile: "/proc/\(service)/comm", encoding: .utf8)
+        #expect(program == "kbwatch\n", "the service is kbwatch --serve: \(program ?? "gone")")
     }
 
     @Test(
@@ -94,10 +140,8 @@ struct QtModuleTests {
             let prefix = try Self.prefix()
         else { return }
         let file = Self.source + "/tests/rectangle.qml"
-        let world = try ExampleBar.ServiceWorld()
+        let world = try Self.world()
         defer { world.stop() }
-        try world.session.startWindowManager(config: X11Session.keyboardsAboveConfig)
-        #expect(try world.servicePID() == nil, "no service before the app")
 
         // Full screen: the window's coordinates are the screen's, so the rectangle is the frame.
         let app = try world.session.start(
@@ -110,9 +154,7 @@ struct QtModuleTests {
         try Wait.require("the QML file to subscribe, full screen; it said:\n\(app.log)", timeout: 30) {
             app.log.contains("subscribed") && Self.reports(app.log).last?.window == screen || !app.isRunning
         }
-        let service = try #require(try world.servicePID(), "the module's Subscribe started the service")
-        let program = try? String(contentsOfFile: "/proc/\(service)/comm", encoding: .utf8)
-        #expect(program == "kbwatch\n", "the service is kbwatch --serve: \(program ?? "gone")")
+        try Self.expectActivated(world)
         #expect(Self.reports(app.log).last?.rectangle == [0, 0, 0, 0], "no keyboard yet")
 
         // A stranger's signals addressed to the app: only the bus and the service's connection
@@ -132,31 +174,39 @@ struct QtModuleTests {
         #expect(!app.log.contains("FORGED") && !app.log.contains("service gone"), "\(app.log)")
         #expect(Self.reports(app.log).count == reported, "\(app.log)")
 
-        try world.session.start("xvkbd", ["-geometry", "600x200+340+560"])
-        var keyboard: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
-            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return keyboard != 0
-        }
-        var frame: [Int] = []
-        try Wait.require("keyboardRectangle to be xvkbd's frame; qml said:\n\(app.log)", timeout: 15) {
-            guard let covered = try? world.session.xwininfoCovered(keyboard) else { return false }
-            frame = [covered.x, covered.y, covered.width, covered.height]
-            guard let last = Self.reports(app.log).last else { return false }
-            return last.rectangle == frame && last.visible
-        }
-        #expect(frame[1] + frame[3] > world.session.height / 2, "xvkbd in the screen's lower half: \(frame)")
-        #expect(app.log.contains("willShow xvkbd"), "\(app.log)")
+        try Self.followsXvkbd(app, in: world)
+        #expect(app.log.contains("willShow xvkbd") && app.log.contains("didHide xvkbd"), "\(app.log)")
+    }
 
-        try world.session.xdotool("windowunmap", String(keyboard))
-        try Wait.require("keyboardRectangle empty after xvkbd hid; qml said:\n\(app.log)", timeout: 15) {
-            guard let last = Self.reports(app.log).last else { return false }
-            return last.rectangle == [0, 0, 0, 0] && !last.visible
+    @Test(
+        "a Qt Widgets app on KeyboardAdapter::Watcher, built on the installed package: keyboardRectangle is xvkbd's frame while it is up and empty after it hides"
+    )
+    func widgets() throws {
+        guard try Programs.ready(["Xvfb", "openbox", "xdotool", "xwininfo", "xvkbd", "dbus-daemon"]),
+            let prefix = try Self.prefix()
+        else { return }
+        let directory = try ScratchDirectory.path("kbwidgets")
+        let configure = Self.cmake([
+            "-S", Self.source + "/examples/widgets", "-B", directory, "-DCMAKE_PREFIX_PATH=\(prefix)",
+        ])
+        try #require(configure.status == 0, "\(configure.output)")
+        let compile = Self.cmake(["--build", directory])
+        try #require(compile.status == 0, "\(compile.output)")
+        let warnings = (configure.output + compile.output).split(separator: "\n").filter {
+            $0.localizedCaseInsensitiveContains("warning")
         }
-        #expect(app.log.contains("didHide xvkbd"), "\(app.log)")
-        #expect(app.isRunning, "qml still runs")
+        #expect(warnings.isEmpty, "\(warnings)")
+
+        let world = try Self.world()
+        defer { world.stop() }
+        let app = try world.session.start(
+            directory + "/kbwidgets", environment: world.environment.merging(["QT_QPA_PLATFORM": "xcb"]) { $1 })
+        defer { print("kbwidgets said:\n\(app.log)") }
+        try Wait.require("kbwidgets to subscribe; it said:\n\(app.log)", timeout: 30) {
+            app.log.contains("subscribed") || !app.isRunning
+        }
+        try Self.expectActivated(world)
+        try Self.followsXvkbd(app, in: world)
     }
 
     @Test("an app finds the installed CMake package: Examples/qt built with find_package(KeyboardAdapterQt)")

@@ -9,10 +9,16 @@ Window {
     // Full screen: the window's coordinates are the screen's.
     Component.onCompleted: showFullScreen()
 
+    // Once per change of what it prints.
+    property string reported: ""
     function report() {
         const r = KeyboardAdapter.keyboardRectangle
-        console.log("keyboardRectangle " + r.x + "," + r.y + " " + r.width + "x" + r.height
-                    + " visible " + KeyboardAdapter.visible + " window " + root.width + "x" + root.height)
+        const line = "keyboardRectangle " + r.x + "," + r.y + " " + r.width + "x" + r.height
+            + " visible " + KeyboardAdapter.visible + " window " + root.width + "x" + root.height
+        if (line !== reported) {
+            reported = line
+            console.log(line)
+        }
     }
 
     Connections {

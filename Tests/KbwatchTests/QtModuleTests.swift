@@ -3,9 +3,11 @@ import TestSupport
 import Testing
 
 /// The Qt 6 QML module and C++ class (`qt-keyboard-adapter`), built and installed with CMake into
-/// a scratch prefix as a package installs it (any compiler or CMake warning fails): a QML file run
-/// by Qt's `qml` tool with `import KeyboardAdapter` sees the keyboard through bus activation of
-/// the repository's kbwatch, and an app finds the CMake package (`find_package(KeyboardAdapterQt)`).
+/// a scratch prefix as a package installs it (any compiler or CMake warning fails), its unit tests
+/// run by ctest (the Verdict bookkeeping): a QML file run by Qt's `qml` tool with
+/// `import KeyboardAdapter`, and a widget app on `KeyboardAdapter::Watcher`, see the keyboard
+/// through bus activation of the repository's kbwatch; an app finds the CMake package
+/// (`find_package(KeyboardAdapterQt)`).
 @Suite("Qt module: import KeyboardAdapter")
 struct QtModuleTests {
     static let source = SchemaValidator.repository.appendingPathComponent("qt-keyboard-adapter").path
@@ -47,6 +49,11 @@ struct QtModuleTests {
         }
         let compile = cmake(["--build", directory + "/build", "--parallel", "2"])
         guard compile.status == 0 else { return .failed("cmake --build:\n\(compile.output)") }
+        // The unit tests (the Verdict bookkeeping).
+        let unit = try? Programs.run(
+            "/bin/sh", ["-c", "exec ctest --test-dir \"$0\" --output-on-failure 2>&1", directory + "/build"],
+            timeout: 120)
+        guard let unit, unit.status == 0 else { return .failed("ctest:\n\(unit?.output ?? "did not finish")") }
         let install = cmake(["--install", directory + "/build"])
         guard install.status == 0 else { return .failed("cmake --install:\n\(install.output)") }
         let warnings = (configure.output + compile.output).split(separator: "\n").map(String.init).filter {

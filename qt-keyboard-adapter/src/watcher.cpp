@@ -8,6 +8,7 @@
 #include <QDBusMetaType>
 #include <QDBusPendingCallWatcher>
 #include <QGuiApplication>
+#include <QSignalBlocker>
 #include <QScreen>
 
 #include <algorithm>
@@ -47,6 +48,8 @@ Watcher::Watcher(const QDBusConnection &bus, QObject *parent)
 }
 
 Watcher::~Watcher() {
+    // Quietly: what is connected to this watcher may be going away too.
+    const QSignalBlocker quiet(this);
     unsubscribe();
 }
 
@@ -72,10 +75,11 @@ void Watcher::start() {
 }
 
 bool Watcher::fromService(const QDBusMessage &message) const {
-    return !m_owner.isEmpty() && message.service() == m_owner && message.signature() == QLatin1String("a{sv}");
+    return !m_left && !m_owner.isEmpty() && message.service() == m_owner && message.signature() == QLatin1String("a{sv}");
 }
 
 void Watcher::subscribe() {
+    if (m_left) return;
     if (m_subscribing) {
         m_resubscribe = true;
         return;
@@ -92,6 +96,7 @@ void Watcher::subscribe() {
     connect(call, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *finished) {
         finished->deleteLater();
         m_subscribing = false;
+        if (m_left) return;
         const QDBusMessage reply = finished->reply();
         if (reply.type() == QDBusMessage::ErrorMessage) {
             emit failed(QStringLiteral("%1: %2").arg(reply.errorName(), reply.errorMessage()));
@@ -109,7 +114,9 @@ void Watcher::subscribe() {
 }
 
 void Watcher::verdictSignal(const QDBusMessage &message) {
-    if (m_owner.isEmpty() || message.service() != m_owner || message.signature() != QLatin1String("ua{sv}")) return;
+    if (m_left || m_owner.isEmpty() || message.service() != m_owner ||
+        message.signature() != QLatin1String("ua{sv}"))
+        return;
     const QVariantList arguments = message.arguments();
     const QVariant local = dictionary(arguments.value(1)).value(QStringLiteral("local"));
     m_verdicts->record(local.metaType() == QMetaType::fromType<bool>() ? std::optional<bool>(local.toBool())
@@ -189,7 +196,7 @@ void Watcher::progressSignal(const QDBusMessage &message) {
 
 void Watcher::nameOwnerChanged(const QDBusMessage &message) {
     // Only the bus itself says who owns a name.
-    if (message.service() != busName || message.signature() != QLatin1String("sss")) return;
+    if (m_left || message.service() != busName || message.signature() != QLatin1String("sss")) return;
     const QVariantList arguments = message.arguments();
     if (arguments.value(0).toString() != service) return;
     const QString oldOwner = arguments.value(1).toString(), newOwner = arguments.value(2).toString();
@@ -217,9 +224,19 @@ void Watcher::forget() {
 }
 
 void Watcher::unsubscribe() {
+    if (m_left) return;
+    // Left for good: nothing the service sends is heard from now on, and no call subscribes again.
+    m_left = true;
+    m_started = true;
     m_again.stop();
-    if (!m_subscribed || !m_bus.isConnected()) return;
+    const bool wasSubscribed = m_subscribed;
     m_subscribed = false;
+    m_keyboards.clear();
+    m_transitions.clear();
+    m_verdicts->clear();
+    if (wasSubscribed) emit serviceAvailableChanged();
+    if (!signalsBlocked()) remeasure();
+    if (!wasSubscribed || !m_bus.isConnected()) return;
     QDBusMessage message = QDBusMessage::createMethodCall(service, path, interface, QStringLiteral("Unsubscribe"));
     // Leaving is polite, never a reason to start the service: not running, nothing to leave.
     message.setAutoStartService(false);

@@ -117,7 +117,8 @@ public:
 public slots:
     /// Subscribes now rather than on the next turn of the event loop; once only.
     void start();
-    /// Leaves the service, waiting a second at most, without starting a service to leave.
+    /// Leaves the service for good, waiting a second at most, without starting a service to
+    /// leave: the keyboards are forgotten and nothing the service sends is heard from then on.
     void unsubscribe();
     /// Asks the keyboard to show, through the service; a refusal is requestFailed().
     void show();
@@ -139,7 +140,8 @@ signals:
     void serviceAvailableChanged();
     /// The window property changed.
     void windowChanged();
-    /// The service accepted the subscription (again, after its restart).
+    /// The service accepted the subscription (again: after its restart, or with another window's
+    /// id).
     void subscribed();
     /// The service went away; its keyboards are forgotten.
     void serviceGone();
@@ -181,6 +183,7 @@ private:
 
     QDBusConnection m_bus;
     bool m_started = false;
+    bool m_left = false; // unsubscribe() was called
     bool m_subscribing = false;
     bool m_subscribed = false;
     bool m_resubscribe = false; // the options changed while a Subscribe was under way

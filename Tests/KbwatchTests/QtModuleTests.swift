@@ -186,6 +186,43 @@ struct QtModuleTests {
     }
 
     @Test(
+        "a service the bus cannot start: the QML file hears failed with the bus's error and runs on; a kbwatch --serve started later is subscribed to"
+    )
+    func lateService() throws {
+        guard
+            try Programs.ready([
+                "Xvfb", "openbox", "xdotool", "xwininfo", "xvkbd", "dbus-daemon", Self.qmlTool,
+            ]),
+            let prefix = try Self.prefix()
+        else { return }
+        let world = try Self.world()
+        defer { world.stop() }
+        // The bus rereads its service directory: from now on it cannot start the service.
+        try "[D-BUS Service]\nName=\(ExampleBar.service)\nExec=/bin/false\n".write(
+            toFile: world.session.directory + "/services/\(ExampleBar.service).service", atomically: true,
+            encoding: .utf8)
+        Thread.sleep(forTimeInterval: 0.5)
+        let app = try world.session.start(
+            Self.qmlTool, [Self.source + "/tests/rectangle.qml"],
+            environment: world.environment.merging([
+                "QT_QPA_PLATFORM": "xcb", "QML2_IMPORT_PATH": prefix + "/lib/qt6/qml",
+            ]) { $1 })
+        defer { print("qml said:\n\(app.log)") }
+        try Wait.require("the QML file to hear that subscribing failed; it said:\n\(app.log)", timeout: 30) {
+            app.log.contains("failed org.freedesktop.DBus.Error.Spawn") || !app.isRunning
+        }
+        #expect(!app.log.contains("subscribed"))
+
+        let service = try world.session.start(Kbwatch.path, ["--serve", "--stay"], environment: world.environment)
+        defer { service.stop() }
+        try Wait.require("the QML file to subscribe to the service started by hand; it said:\n\(app.log)", timeout: 30)
+        {
+            app.log.contains("subscribed") || !app.isRunning
+        }
+        try Self.followsXvkbd(app, in: world)
+    }
+
+    @Test(
         "a Qt Widgets app on KeyboardAdapter::Watcher, built on the installed package: keyboardRectangle is xvkbd's frame while it is up and empty after it hides"
     )
     func widgets() throws {

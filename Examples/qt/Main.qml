@@ -6,6 +6,7 @@ import QtQuick.Window
 import QtQuick.Controls.Basic
 import QtQuick.Layouts
 import KeyboardAdapter 1.0
+import Kbchat 1.0
 
 Window {
     id: root

@@ -3,7 +3,8 @@
  * KeyboardAdapter's session service (`kbwatch --serve`, org.keyboardadapter.Watcher on the
  * session bus) through QtDBus.
  *
- * Build (CMake, a C++17 compiler, qt6-base-dev, qt6-declarative-dev; to run, the QML modules
+ * Build (CMake, a C++17 compiler, qt6-base-dev, qt6-declarative-dev, qt6-declarative-dev-tools; to
+ * run, the QML modules
  * qml6-module-qtquick, -qtquick-controls, -qtquick-layouts, -qtquick-templates, -qtquick-window
  * and qml6-module-qtqml-workerscript):
  *
@@ -15,13 +16,12 @@
  *
  * Qt picks X11 or Wayland from the session; QT_QPA_PLATFORM=xcb or =wayland chooses.
  *
- * The screen (Main.qml) pads its bar by `KeyboardAdapter.keyboardRectangle`, a singleton shaped
- * like Qt.inputMethod (keyboardRectangle, visible, animating, animationDuration, show(), hide()),
- * whose rectangle is the keyboard's part over the window, in the window's coordinates. It comes
- * from the service: Subscribe (which starts the service when it is installed and not running,
- * D-Bus activation), GetState for the keyboards already up, then the Event signals and the
- * Progress frames of a sliding keyboard. When the service goes away its keyboards are forgotten,
- * and a second later kbchat subscribes again, which starts a new one.
+ * The screen (Main.qml) pads its bar by `KeyboardAdapter.keyboardRectangle`, the singleton of
+ * the KeyboardAdapter QML module (qt-keyboard-adapter/, built here beside the app unless installed),
+ * shaped like Qt.inputMethod (keyboardRectangle, visible, animating, animationDuration, show(),
+ * hide()), whose rectangle is the keyboard's part over the window, in the window's coordinates.
+ * The module subscribes to the service (which starts it when it is installed and not running,
+ * D-Bus activation), follows its keyboards, and subscribes again when the service is restarted.
  *
  * Where the window is: on X11 the X server says; --position places it (with no window manager,
  * exactly there). On Wayland a window does not know where it is, so the adapter takes its
@@ -31,19 +31,17 @@
  * much.
  *
  * It prints `window 0x...` (its X window id, on X11) at start, `subscribed`, `EVENT NAME` for
- * each event (`willShow xvkbd`), `visible NAME` for each keyboard GetState lists, `service gone`,
+ * each event (`willShow xvkbd`; a keyboard already up when it subscribes too), `service gone`,
  * and after each relayout `bar bottom Y inset N` (Y: the bar's bottom edge in the screen's pixels;
  * N: the covered inset). SIGINT and SIGTERM end it with status 0; an error from the service with 1.
  */
 #include "console.h"
-#include "keyboardadapter.h"
 #include "signalpipe.h"
-#include "watcherclient.h"
 
-#include <QDBusConnection>
-#include <QDBusError>
-#include <QDBusMetaType>
+#include <KeyboardAdapter/Watcher>
+
 #include <QGuiApplication>
+#include <QQmlEngine>
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
 #include <QRegularExpression>
@@ -129,25 +127,24 @@ int main(int argc, char **argv) {
     const QString left = parse(QGuiApplication::arguments(), true, options);
     if (!left.isEmpty()) return badArguments(left);
 
-    QDBusConnection bus = QDBusConnection::sessionBus();
-    if (!bus.isConnected()) {
-        say(QStringLiteral("kbwatch service: no session bus: %1").arg(bus.lastError().message()));
-        return 1;
-    }
-    // Subscribe's "window_ids" is an array of uint64 (at).
-    qDBusRegisterMetaType<QList<qulonglong>>();
-    WatcherClient client(bus);
-    KeyboardAdapter adapter(&client);
     Console console;
-    qmlRegisterSingletonInstance("KeyboardAdapter", 1, 0, "KeyboardAdapter", &adapter);
-    qmlRegisterSingletonInstance("KeyboardAdapter", 1, 0, "Console", &console);
+    qmlRegisterSingletonInstance("Kbchat", 1, 0, "Console", &console);
 
     QQmlApplicationEngine engine;
+    engine.addImportPath(QStringLiteral(KBCHAT_QML_IMPORT_DIR));
     engine.load(QUrl(QStringLiteral("qrc:/Main.qml")));
     QQuickWindow *window =
         engine.rootObjects().isEmpty() ? nullptr : qobject_cast<QQuickWindow *>(engine.rootObjects().first());
     if (window == nullptr) {
         std::fprintf(stderr, "kbchat: qrc:/Main.qml did not make a window\n");
+        return 1;
+    }
+    // The screen's singleton, the module's KeyboardAdapter::Watcher: it subscribes once the event
+    // loop runs, with the window Main.qml gave it.
+    auto *adapter = engine.singletonInstance<KeyboardAdapter::Watcher *>(
+        qmlTypeId("KeyboardAdapter", 1, 0, "KeyboardAdapter"));
+    if (adapter == nullptr) {
+        std::fprintf(stderr, "kbchat: no KeyboardAdapter singleton\n");
         return 1;
     }
     window->setGeometry(options.x, options.y, options.width, options.height);
@@ -162,16 +159,21 @@ int main(int argc, char **argv) {
         window->show();
     }
 
-    QVariantMap subscription{{QStringLiteral("progress"), true}};
-    if (QGuiApplication::platformName() == QLatin1String("xcb")) {
-        // The window counts as the app's own when the service judges `local`.
-        const qulonglong id = window->winId();
-        say(QStringLiteral("window 0x%1").arg(id, 0, 16));
-        subscription.insert(QStringLiteral("window_ids"), QVariant::fromValue(QList<qulonglong>{id}));
-    }
+    if (QGuiApplication::platformName() == QLatin1String("xcb"))
+        say(QStringLiteral("window 0x%1").arg(window->winId(), 0, 16));
 
+    using KeyboardAdapter::Watcher;
+    QObject::connect(adapter, &Watcher::subscribed, [] { say(QStringLiteral("subscribed")); });
+    QObject::connect(adapter, &Watcher::serviceGone, [] { say(QStringLiteral("service gone")); });
+    QObject::connect(adapter, &Watcher::keyboardEvent, [](const QString &event, const QString &name) {
+        say(QStringLiteral("%1 %2").arg(event, name));
+    });
+    QObject::connect(adapter, &Watcher::requestFailed, [](const QString &method, const QString &message) {
+        say(QStringLiteral("kbwatch service: %1: %2").arg(method, message));
+    });
     bool failed = false;
-    QObject::connect(&client, &WatcherClient::failed, &app, [&failed] {
+    QObject::connect(adapter, &Watcher::failed, &app, [&failed](const QString &message) {
+        say(QStringLiteral("kbwatch service: Subscribe: %1").arg(message));
         failed = true;
         QGuiApplication::exit(1);
     });
@@ -181,9 +183,8 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "kbchat: cannot catch SIGINT and SIGTERM\n");
         return 1;
     }
-    client.start(subscription);
 
     const int status = app.exec();
-    client.unsubscribe();
+    adapter->unsubscribe();
     return failed ? 1 : status;
 }

@@ -11,7 +11,7 @@
 
 #include <optional>
 
-namespace ServiceValues {
+namespace KeyboardAdapter::detail {
 
 // An a{sv} value (as QtDBus hands it over: a QDBusArgument, or a map already); empty when it is
 // missing or of another type.
@@ -30,4 +30,4 @@ QString string(const QVariantMap &dictionary, const QString &key);
 // known: a keyboard's window may reach past its screen, but covers nothing there.
 std::optional<QRect> clippedFrame(const QVariantMap &entry, const QString &key);
 
-} // namespace ServiceValues
+} // namespace KeyboardAdapter::detail

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace ServiceValues {
+namespace KeyboardAdapter::detail {
 
 namespace {
 // QtDBus unpacks the basic types of a variant itself; containers and structs stay a QDBusArgument
@@ -65,4 +65,4 @@ std::optional<QRect> clippedFrame(const QVariantMap &entry, const QString &key) 
     return QRect(left, top, std::max(0, right - left), std::max(0, bottom - top));
 }
 
-} // namespace ServiceValues
+} // namespace KeyboardAdapter::detail

@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""watch-client.py: what a KaWatcher hears, from Python (PyGObject), one line each: the lines
+of watch-client.c (see there).
+
+    watch-client.py [--window-id HEX] [--hide-on-show]
+"""
+import sys
+
+import gi
+
+gi.require_version("KeyboardAdapter", "1")
+from gi.repository import GLib, KeyboardAdapter  # noqa: E402
+
+window, hide_on_show = 0, False
+args = sys.argv[1:]
+while args:
+    if args[0] == "--window-id" and len(args) > 1:
+        window, args = int(args[1], 16), args[2:]
+    elif args[0] == "--hide-on-show":
+        hide_on_show, args = True, args[1:]
+    else:
+        sys.exit("usage: watch-client.py [--window-id HEX] [--hide-on-show]")
+
+
+def say(line):
+    print(line, flush=True)
+
+
+def error_line(what, error):
+    if error.domain == GLib.quark_to_string(KeyboardAdapter.error_quark()):
+        return f"{what} {KeyboardAdapter.Error(error.code).value_nick}: {error.message}"
+    return f"{what} {error.domain} {error.code}: {error.message}"
+
+
+def rect(r):
+    return f"{r.x},{r.y} {r.width}x{r.height}" if r else "?"
+
+
+def answered(what, finish):
+    def done(watcher, result):
+        try:
+            finish(result)
+            say(f"{what} ok")
+        except GLib.Error as error:
+            say(error_line(f"{what} error", error))
+    return done
+
+
+watcher = KeyboardAdapter.Watcher()
+if window:
+    watcher.set_window_ids([window])
+asked_show = False
+
+
+def on_event(watcher, update, signal):
+    say(f"{signal} {rect(update.props.end_frame)} local={update.props.local.value_nick} "
+        f"name={update.props.keyboard_name}")
+    if hide_on_show and update.props.event == KeyboardAdapter.EventKind.DID_SHOW:
+        watcher.hide_async(None, answered("hide", watcher.hide_finish))
+
+
+def on_notify(watcher, pspec):
+    global asked_show
+    if pspec.name == "service-available":
+        say(f"available {str(watcher.props.service_available).lower()}")
+        if watcher.props.service_available and not asked_show:
+            asked_show = True
+            watcher.show_async(None, answered("show", watcher.show_finish))
+    elif pspec.name == "error" and watcher.props.error:
+        say(error_line("error", watcher.props.error))
+    elif pspec.name == "visible":
+        say(f"visible {str(watcher.props.visible).lower()} {rect(watcher.props.keyboard_rectangle)}")
+
+
+for signal in ["will-show", "did-show", "will-hide", "did-hide", "will-change-frame", "did-change-frame"]:
+    watcher.connect(signal, on_event, signal)
+watcher.connect("notify", on_notify)
+GLib.MainLoop().run()

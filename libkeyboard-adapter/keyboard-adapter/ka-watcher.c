@@ -338,8 +338,8 @@ set_owner (KaWatcher *self, const char *owner)
   g_array_set_size (self->verdicts.verdicts, 0);
   if (had_owner)
     {
-      forget_keyboards (self);
       set_service_available (self, FALSE);
+      forget_keyboards (self);
     }
   if (owner == NULL)
     {

@@ -1,20 +1,21 @@
 /* watch-client: prints what a KaWatcher hears, one line each (GObjectLibraryTests reads them;
  * watch-client.py and watch-client.js print the same lines).
  *
- *   watch-client [--window-id HEX] [--hide-on-show]
+ *   watch-client [--window-id HEX]
  *
  * available true|false           KaWatcher:service-available changed
  * error CODE: MESSAGE            KaWatcher:error, CODE the KaError's nick
  * show ok | show error CODE: M   the answer to ka_watcher_show_async(), asked once subscribed
  * SIGNAL X,Y WxH local=L name=N  a keyboard's event (SIGNAL: will-show, did-hide, ...)
  * visible true|false X,Y WxH     KaWatcher:visible changed, with the keyboard's rectangle
- * hide ok | hide error CODE: M   with --hide-on-show, ka_watcher_hide_async() after each did-show
+ * hide ok | hide error CODE: M   the answer to ka_watcher_hide_async(), asked on each SIGUSR1
  */
+#include <glib-unix.h>
 #include <keyboard-adapter.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static gboolean hide_on_show;
 static gboolean asked_show;
 
 static const char *
@@ -58,16 +59,21 @@ on_hidden (GObject *source, GAsyncResult *result, gpointer user_data)
     print_error ("hide error", error);
 }
 
+static gboolean
+on_sigusr1 (gpointer watcher)
+{
+  ka_watcher_hide_async (watcher, NULL, on_hidden, NULL);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
-on_event (KaWatcher *watcher, KaUpdate *update, gpointer user_data)
+on_event (KaWatcher *watcher G_GNUC_UNUSED, KaUpdate *update, gpointer user_data)
 {
   const char *signal = user_data;
   const KaRect *end = ka_update_get_end_frame (update);
   g_autofree char *frame = end != NULL ? ka_rect_to_string (end) : g_strdup ("?");
   g_print ("%s %s local=%s name=%s\n", signal, frame, nick (KA_TYPE_LOCAL, ka_update_get_local (update)),
            ka_update_get_keyboard_name (update));
-  if (hide_on_show && ka_update_get_event (update) == KA_EVENT_KIND_DID_SHOW)
-    ka_watcher_hide_async (watcher, NULL, on_hidden, NULL);
 }
 
 static void
@@ -102,11 +108,9 @@ main (int argc, char **argv)
     {
       if (g_str_equal (argv[i], "--window-id") && i + 1 < argc)
         window = g_ascii_strtoull (argv[++i], NULL, 16);
-      else if (g_str_equal (argv[i], "--hide-on-show"))
-        hide_on_show = TRUE;
       else
         {
-          fprintf (stderr, "usage: watch-client [--window-id HEX] [--hide-on-show]\n");
+          fprintf (stderr, "usage: watch-client [--window-id HEX]\n");
           return 2;
         }
     }
@@ -120,6 +124,7 @@ main (int argc, char **argv)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     g_signal_connect (watcher, names[i], G_CALLBACK (on_event), (gpointer) names[i]);
   g_signal_connect (watcher, "notify", G_CALLBACK (on_notify), NULL);
+  g_unix_signal_add (SIGUSR1, on_sigusr1, watcher);
   g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_main_loop_run (loop);
   return 0;

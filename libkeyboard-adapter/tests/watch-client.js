@@ -1,18 +1,16 @@
 // watch-client.js: what a KaWatcher hears, from GJS, one line each: the lines of
 // watch-client.c (see there).
 //
-//     gjs watch-client.js [--window-id HEX] [--hide-on-show]
+//     gjs watch-client.js [--window-id HEX]
 imports.gi.versions.KeyboardAdapter = '1';
 const {GLib, KeyboardAdapter} = imports.gi;
 
-let window = 0, hideOnShow = false;
+let window = 0;
 for (let i = 0; i < ARGV.length; i++) {
     if (ARGV[i] === '--window-id' && i + 1 < ARGV.length) {
         window = parseInt(ARGV[++i], 16);
-    } else if (ARGV[i] === '--hide-on-show') {
-        hideOnShow = true;
     } else {
-        printerr('usage: watch-client.js [--window-id HEX] [--hide-on-show]');
+        printerr('usage: watch-client.js [--window-id HEX]');
         imports.system.exit(2);
     }
 }
@@ -51,8 +49,6 @@ for (const signal of ['will-show', 'did-show', 'will-hide', 'did-hide', 'will-ch
     watcher.connect(signal, (self, update) => {
         print(`${signal} ${rect(update.end_frame)} local=${nick(KeyboardAdapter.Local, update.local)} ` +
               `name=${update.keyboard_name}`);
-        if (hideOnShow && update.event === KeyboardAdapter.EventKind.DID_SHOW)
-            watcher.hide_async(null, answered('hide', watcher.hide_finish));
     });
 }
 watcher.connect('notify::service-available', () => {
@@ -68,5 +64,10 @@ watcher.connect('notify::error', () => {
 });
 watcher.connect('notify::visible', () => {
     print(`visible ${watcher.visible} ${rect(watcher.keyboard_rectangle)}`);
+});
+// SIGUSR1 (10 on Linux): ka_watcher_hide_async().
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, 10, () => {
+    watcher.hide_async(null, answered('hide', watcher.hide_finish));
+    return GLib.SOURCE_CONTINUE;
 });
 new GLib.MainLoop(null, false).run();

@@ -2,8 +2,9 @@
 """watch-client.py: what a KaWatcher hears, from Python (PyGObject), one line each: the lines
 of watch-client.c (see there).
 
-    watch-client.py [--window-id HEX] [--hide-on-show]
+    watch-client.py [--window-id HEX]
 """
+import signal
 import sys
 
 import gi
@@ -11,15 +12,13 @@ import gi
 gi.require_version("KeyboardAdapter", "1")
 from gi.repository import GLib, KeyboardAdapter  # noqa: E402
 
-window, hide_on_show = 0, False
+window = 0
 args = sys.argv[1:]
 while args:
     if args[0] == "--window-id" and len(args) > 1:
         window, args = int(args[1], 16), args[2:]
-    elif args[0] == "--hide-on-show":
-        hide_on_show, args = True, args[1:]
     else:
-        sys.exit("usage: watch-client.py [--window-id HEX] [--hide-on-show]")
+        sys.exit("usage: watch-client.py [--window-id HEX]")
 
 
 def say(line):
@@ -52,11 +51,9 @@ if window:
 asked_show = False
 
 
-def on_event(watcher, update, signal):
-    say(f"{signal} {rect(update.props.end_frame)} local={update.props.local.value_nick} "
+def on_event(watcher, update, name):
+    say(f"{name} {rect(update.props.end_frame)} local={update.props.local.value_nick} "
         f"name={update.props.keyboard_name}")
-    if hide_on_show and update.props.event == KeyboardAdapter.EventKind.DID_SHOW:
-        watcher.hide_async(None, answered("hide", watcher.hide_finish))
 
 
 def on_notify(watcher, pspec):
@@ -72,7 +69,15 @@ def on_notify(watcher, pspec):
         say(f"visible {str(watcher.props.visible).lower()} {rect(watcher.props.keyboard_rectangle)}")
 
 
-for signal in ["will-show", "did-show", "will-hide", "did-hide", "will-change-frame", "did-change-frame"]:
-    watcher.connect(signal, on_event, signal)
+for name in ["will-show", "did-show", "will-hide", "did-hide", "will-change-frame", "did-change-frame"]:
+    watcher.connect(name, on_event, name)
 watcher.connect("notify", on_notify)
+
+
+def on_sigusr1():
+    watcher.hide_async(None, answered("hide", watcher.hide_finish))
+    return GLib.SOURCE_CONTINUE
+
+
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, on_sigusr1)
 GLib.MainLoop().run()

@@ -1,0 +1,262 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// libkeyboard-adapter (`libkeyboard-adapter/`, the GObject library in C on GLib/GIO), built with
+/// meson into a scratch directory under `.build`, and its client (`tests/watch-client.c`, `.py`
+/// and `.js`, which print the same lines) run from C, from Python (PyGObject) and from GJS
+/// through the introspection data of that build, against the repository's kbwatch activated by a
+/// private session bus, on Xvfb with openbox and xvkbd.
+@Suite("libkeyboard-adapter: the GObject library from C, Python and GJS", .serialized)
+struct GObjectLibraryTests {
+    static let source = SchemaValidator.repository.appendingPathComponent("libkeyboard-adapter").path
+    static let buildDirectory = SchemaValidator.repository.appendingPathComponent(".build/libkeyboard-adapter").path
+    static let buildPrograms = [
+        "meson", "ninja", "cc", "pkg-config", "g-ir-scanner", "g-ir-compiler", "vapigen", "gi-docgen",
+    ]
+    static let runPrograms = ["/usr/bin/python3", "gjs"] + SessionServiceTests.programs
+
+    /// What building the library came to.
+    enum Build: Sendable {
+        /// Built: meson's and the compilers' output, and the warnings in it (there must be none).
+        case built(output: String, warnings: [String])
+        /// Anything else: a failure.
+        case failed(String)
+    }
+
+    /// Built once per test process, from nothing (`meson setup --wipe` of the scratch directory).
+    static let build: Build = {
+        try? FileManager.default.removeItem(atPath: buildDirectory)
+        // Standard error too: the compiler's and the scanners' warnings, and meson's reasons.
+        func run(_ arguments: [String]) -> (status: Int32, output: String) {
+            let result = try? Programs.run(
+                "/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "meson"] + arguments, timeout: 600)
+            return result ?? (-1, "meson \(arguments.joined(separator: " ")) did not finish")
+        }
+        let setup = run(["setup", "-Ddocumentation=true", buildDirectory, source])
+        guard setup.status == 0 else { return .failed("meson setup \(buildDirectory) \(source):\n\(setup.output)") }
+        let compile = run(["compile", "-C", buildDirectory])
+        guard compile.status == 0 else { return .failed("meson compile -C \(buildDirectory):\n\(compile.output)") }
+        let warnings = (setup.output + compile.output).split(separator: "\n").map(String.init).filter {
+            $0.localizedCaseInsensitiveContains("warning")
+        }
+        return .built(output: setup.output + compile.output, warnings: warnings)
+    }()
+
+    /// Whether the library is built (a skip outside CI when a build tool is missing).
+    static func built() throws -> Bool {
+        guard try Programs.ready(buildPrograms) else { return false }
+        switch build {
+        case .built(_, let warnings):
+            #expect(warnings.isEmpty, "warnings building libkeyboard-adapter:\n\(warnings.joined(separator: "\n"))")
+            return true
+        case .failed(let reason):
+            Issue.record(Comment(rawValue: reason))
+            return false
+        }
+    }
+
+    /// The environment that finds the build's library and typelib.
+    static var libraryEnvironment: [String: String?] {
+        let library = buildDirectory + "/keyboard-adapter"
+        return ["GI_TYPELIB_PATH": library, "LD_LIBRARY_PATH": library]
+    }
+
+    /// The client in each language: its name and the command that runs it.
+    static let clients: [(name: String, command: [String])] = [
+        ("C", [buildDirectory + "/tests/watch-client"]),
+        ("Python", ["/usr/bin/python3", source + "/tests/watch-client.py"]),
+        ("GJS", ["gjs", source + "/tests/watch-client.js"]),
+    ]
+
+    /// A client's lines of one kind (`will-show`, `available`, ...), in order.
+    static func lines(_ log: String, _ prefix: String) -> [String] {
+        log.split(separator: "\n").map(String.init).filter { $0.hasPrefix(prefix + " ") }
+    }
+
+    /// A client's event lines (the six signals), in order.
+    static func events(_ log: String) -> [String] {
+        log.split(separator: "\n").map(String.init).filter { $0.hasPrefix("will-") || $0.hasPrefix("did-") }
+    }
+
+    @Test(
+        "meson builds the library without a warning: its GIR, typelib, vapi, pkg-config file and gi-docgen reference, every symbol documented; the Verdict rules' unit test passes"
+    )
+    func builds() throws {
+        guard try Self.built() else { return }
+        for file in [
+            "keyboard-adapter/libkeyboard-adapter-1.so.0", "keyboard-adapter/KeyboardAdapter-1.gir",
+            "keyboard-adapter/KeyboardAdapter-1.typelib", "keyboard-adapter/keyboard-adapter-1.vapi",
+            "meson-private/keyboard-adapter-1.pc", "tests/watch-client", "docs/keyboard-adapter-1/class.Watcher.html",
+        ] {
+            #expect(FileManager.default.fileExists(atPath: Self.buildDirectory + "/" + file), "\(file)")
+        }
+        let gir = try String(
+            contentsOfFile: Self.buildDirectory + "/keyboard-adapter/KeyboardAdapter-1.gir", encoding: .utf8)
+        for name in [
+            #"<namespace name="KeyboardAdapter""#, #"<class name="Watcher""#, #"<glib:signal name="will-show""#,
+            #"<property name="keyboard-rectangle""#, #"<record name="Rect""#, #"<enumeration name="Local""#,
+            #"glib:error-domain="ka-error-quark""#, #"<method name="show_async""#,
+        ] {
+            #expect(gir.contains(name), "\(name)")
+        }
+        let test = try Programs.run(
+            "/bin/sh", ["-c", "exec meson test -C \"$1\" 2>&1", "sh", Self.buildDirectory], timeout: 120)
+        #expect(test.status == 0, "\(test.output)")
+        // Every public symbol documented: gi-docgen's check lists those that are not.
+        let check = try Programs.run(
+            "/bin/sh",
+            [
+                "-c", "exec gi-docgen check \"$1\" 2>&1", "sh",
+                Self.buildDirectory + "/keyboard-adapter/KeyboardAdapter-1.gir",
+            ],
+            timeout: 120)
+        let undocumented = check.output.split(separator: "\n").filter { !$0.contains("INFO") }
+        #expect(check.status == 0 && undocumented.isEmpty, "\(check.output)")
+    }
+
+    @Test(
+        "from C, Python and GJS: will-show at xvkbd's frame, local true for the app's own focused window and false for another app's, did-hide; Show's error; the service's restart"
+    )
+    func hearsTheKeyboard() throws {
+        guard try Programs.ready(Self.runPrograms), try Self.built() else { return }
+        let world = try SessionServiceTests.World(idleExit: "30")
+        defer { world.stop() }
+        let mine = try #require(world.mineWindow)
+        let theirs = try world.session.window(titled: "another app", of: world.theirs)
+        let environment = world.environment.merging(Self.libraryEnvironment) { $1 }
+        let clients = try Self.clients.map { client in
+            let arguments = Array(client.command.dropFirst()) + ["--window-id", String(mine, radix: 16)]
+            return (client.name, try world.session.start(client.command[0], arguments, environment: environment))
+        }
+        defer { clients.forEach { $0.1.stop() } }
+        func waitAll(_ what: String, count: Int = 1, _ prefix: String) throws {
+            for (name, client) in clients {
+                try Wait.require("\(name): \(what) (\(client.log))", timeout: 20) {
+                    Self.lines(client.log, prefix).count >= count
+                }
+            }
+        }
+        // Subscribing started the service through the bus; xvkbd has no service, so Show is refused.
+        try waitAll("subscribed", "available")
+        try waitAll("Show's answer", "show")
+        let firstOwner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
+
+        /// xvkbd shown, moved, and hidden by `hider` (ka_watcher_hide_async on SIGUSR1).
+        func showKeyboard(round: Int, hiddenBy hider: Int) throws -> (shown: String, moved: String) {
+            let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+            try waitAll("did-show", count: round, "did-show")
+            let window = try #require(
+                try world.session.run("xdotool", ["search", "--onlyvisible", "--class", "xvkbd"])
+                    .split(separator: "\n").compactMap { UInt($0) }.first)
+            let shown = try #require(try world.session.xwininfoCovered(window))
+            try world.session.xdotool("windowmove", String(window), "0", "400")
+            try waitAll("did-change-frame", count: round, "did-change-frame")
+            let moved = try #require(try world.session.xwininfoCovered(window))
+            clients[hider].1.signal(SIGUSR1)
+            try waitAll("did-hide", count: round, "did-hide")
+            keyboard.stop()
+            return (
+                "\(shown.x),\(shown.y) \(shown.width)x\(shown.height)",
+                "\(moved.x),\(moved.y) \(moved.width)x\(moved.height)"
+            )
+        }
+        // The window the clients named as their own has the focus.
+        let first = try showKeyboard(round: 1, hiddenBy: 0)
+        // The service killed: each hears it go, subscribes again, and the bus starts another.
+        let pid = try #require(try world.bus.pid(of: firstOwner))
+        kill(pid, SIGKILL)
+        try waitAll("the service gone", count: 2, "available")
+        try waitAll("subscribed again", count: 3, "available")
+        let secondOwner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
+        #expect(secondOwner != firstOwner)
+        // Another app's window has the focus.
+        try world.session.activate(theirs, readBy: world.apps)
+        let second = try showKeyboard(round: 2, hiddenBy: 1)
+        // Nothing left to hide.
+        clients[2].1.signal(SIGUSR1)
+        try Wait.require("GJS: Hide's answer (\(clients[2].1.log))", timeout: 20) {
+            !Self.lines(clients[2].1.log, "hide").isEmpty
+        }
+
+        for (name, client) in clients {
+            let log = client.log
+            print("\(name) client:\n\(log)")
+            #expect(Self.lines(log, "available") == ["available true", "available false", "available true"], "\(name)")
+            let show = Self.lines(log, "show").first ?? ""
+            #expect(show.hasPrefix("show error unsupported: "), "\(name): \(show)")
+            func round(_ frames: (shown: String, moved: String), _ local: Bool) -> [String] {
+                [
+                    "will-show \(frames.shown)", "did-show \(frames.shown)", "will-change-frame \(frames.moved)",
+                    "did-change-frame \(frames.moved)", "will-hide", "did-hide",
+                ].map { "\($0) local=\(local)" }
+            }
+            // The hide's frames are off screen: the events' names and local are compared there.
+            let events = Self.events(log).map {
+                $0.hasPrefix("will-hide") || $0.hasPrefix("did-hide")
+                    ? String($0.prefix { $0 != " " }) + " local="
+                        + ($0.firstMatch(of: /local=(\w+)/).map { String($0.1) } ?? "") : $0
+            }.map { $0.replacing(" name=xvkbd", with: "") }
+            #expect(events == round(first, true) + round(second, false), "\(name)")
+            #expect(
+                Self.lines(log, "visible")
+                    == [
+                        "visible true \(first.shown)", "visible false 0,0 0x0", "visible true \(second.shown)",
+                        "visible false 0,0 0x0",
+                    ],
+                "\(name)")
+            let hides = Self.lines(log, "hide")
+            switch name {
+            case "C", "Python": #expect(hides == ["hide ok"], "\(name)")
+            default: #expect(hides.count == 1 && hides[0].hasPrefix("hide error not-visible: "), "\(name): \(hides)")
+            }
+        }
+    }
+
+    @Test(
+        "without the service, or with a service started without a display: service-available stays false and the error says why, from C, Python and GJS"
+    )
+    func serviceAbsent() throws {
+        guard try Programs.ready(["/usr/bin/python3", "gjs", "dbus-daemon", "dbus-send"]), try Self.built() else {
+            return
+        }
+        let directory = NSTemporaryDirectory() + "libkeyboard-adapter-" + UUID().uuidString.prefix(8)
+        let services = directory + "/services"
+        try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bus = try SessionBus(directory: directory, home: directory, serviceDirectory: services)
+        defer { bus.stop() }
+        // A bus that can start no org.keyboardadapter.Watcher, unless one is installed system-wide.
+        let installed = FileManager.default.fileExists(
+            atPath: "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service")
+        let environment = Self.libraryEnvironment.merging([
+            "DBUS_SESSION_BUS_ADDRESS": bus.address, "DISPLAY": nil, "WAYLAND_DISPLAY": nil,
+        ]) { $1 }
+        func errors(_ code: String) throws {
+            let clients = try Self.clients.map {
+                (
+                    $0.name,
+                    try ChildProcess(
+                        $0.command[0], Array($0.command.dropFirst()), environment: environment, directory: directory)
+                )
+            }
+            defer { clients.forEach { $0.1.stop() } }
+            for (name, client) in clients {
+                try Wait.require("\(name): the error (\(client.log))", timeout: 20) {
+                    !Self.lines(client.log, "error").isEmpty
+                }
+                let error = Self.lines(client.log, "error")[0]
+                #expect(error.hasPrefix("error \(code): "), "\(name): \(error)")
+                #expect(Self.lines(client.log, "available").isEmpty, "\(name): \(client.log)")
+                #expect(client.isRunning, "\(name)")
+            }
+        }
+        if !installed {
+            try errors("service-unknown")
+        }
+        try "[D-BUS Service]\nName=org.keyboardadapter.Watcher\nExec=\(Kbwatch.path) --serve --idle-exit 5\n".write(
+            toFile: services + "/org.keyboardadapter.Watcher.service", atomically: true, encoding: .utf8)
+        try bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig")
+        try errors("no-display")
+    }
+}

@@ -3,16 +3,16 @@ import TestSupport
 import Testing
 
 /// libkeyboard-adapter (`libkeyboard-adapter/`, the GObject library in C on GLib/GIO), built with
-/// meson into a scratch directory under `.build`, and its client (`tests/watch-client.c`, `.py`
-/// and `.js`, which print the same lines) run from C, from Python (PyGObject) and from GJS
-/// through the introspection data of that build, against the repository's kbwatch activated by a
-/// private session bus, on Xvfb with openbox and xvkbd.
-@Suite("libkeyboard-adapter: the GObject library from C, Python and GJS", .serialized)
+/// meson into a scratch directory under `.build`, and its client (`tests/watch-client.c`, `.py`,
+/// `.js` and `.vala`, which print the same lines) run from C, from Python (PyGObject) and from GJS
+/// through the introspection data of that build, and from Vala through its vapi, against the
+/// repository's kbwatch activated by a private session bus, on Xvfb with openbox and xvkbd.
+@Suite("libkeyboard-adapter: the GObject library from C, Python, GJS and Vala", .serialized)
 struct GObjectLibraryTests {
     static let source = SchemaValidator.repository.appendingPathComponent("libkeyboard-adapter").path
     static let buildDirectory = SchemaValidator.repository.appendingPathComponent(".build/libkeyboard-adapter").path
     static let buildPrograms = [
-        "meson", "ninja", "cc", "pkg-config", "g-ir-scanner", "g-ir-compiler", "vapigen", "gi-docgen",
+        "meson", "ninja", "cc", "pkg-config", "g-ir-scanner", "g-ir-compiler", "vapigen", "valac", "gi-docgen",
     ]
     static let runPrograms = ["/usr/bin/python3", "gjs"] + SessionServiceTests.programs
 
@@ -67,6 +67,7 @@ struct GObjectLibraryTests {
         ("C", [buildDirectory + "/tests/watch-client"]),
         ("Python", ["/usr/bin/python3", source + "/tests/watch-client.py"]),
         ("GJS", ["gjs", source + "/tests/watch-client.js"]),
+        ("Vala", [buildDirectory + "/tests/watch-client-vala"]),
     ]
 
     /// A client's lines of one kind (`will-show`, `available`, ...), in order.
@@ -87,7 +88,8 @@ struct GObjectLibraryTests {
         for file in [
             "keyboard-adapter/libkeyboard-adapter-1.so.0", "keyboard-adapter/KeyboardAdapter-1.gir",
             "keyboard-adapter/KeyboardAdapter-1.typelib", "keyboard-adapter/keyboard-adapter-1.vapi",
-            "meson-private/keyboard-adapter-1.pc", "tests/watch-client", "docs/keyboard-adapter-1/class.Watcher.html",
+            "meson-private/keyboard-adapter-1.pc", "tests/watch-client", "tests/watch-client-vala",
+            "docs/keyboard-adapter-1/class.Watcher.html",
         ] {
             #expect(FileManager.default.fileExists(atPath: Self.buildDirectory + "/" + file), "\(file)")
         }
@@ -116,7 +118,7 @@ struct GObjectLibraryTests {
     }
 
     @Test(
-        "from C, Python and GJS: will-show at xvkbd's frame, local true for the app's own focused window and false for another app's, did-hide; Show's error; the service's restart"
+        "from C, Python, GJS and Vala: will-show at xvkbd's frame, local true for the app's own focused window and false for another app's, did-hide; Show's error; the service's restart"
     )
     func hearsTheKeyboard() throws {
         guard try Programs.ready(Self.runPrograms), try Self.built() else { return }
@@ -172,11 +174,13 @@ struct GObjectLibraryTests {
         #expect(secondOwner != firstOwner)
         // Another app's window has the focus.
         try world.session.activate(theirs, readBy: world.apps)
-        let second = try showKeyboard(round: 2, hiddenBy: 1)
+        let second = try showKeyboard(round: 2, hiddenBy: 3)
         // Nothing left to hide.
-        clients[2].1.signal(SIGUSR1)
-        try Wait.require("GJS: Hide's answer (\(clients[2].1.log))", timeout: 20) {
-            !Self.lines(clients[2].1.log, "hide").isEmpty
+        for (name, client) in clients[1...2] {
+            client.signal(SIGUSR1)
+            try Wait.require("\(name): Hide's answer (\(client.log))", timeout: 20) {
+                !Self.lines(client.log, "hide").isEmpty
+            }
         }
 
         for (name, client) in clients {
@@ -207,14 +211,14 @@ struct GObjectLibraryTests {
                 "\(name)")
             let hides = Self.lines(log, "hide")
             switch name {
-            case "C", "Python": #expect(hides == ["hide ok"], "\(name)")
+            case "C", "Vala": #expect(hides == ["hide ok"], "\(name)")
             default: #expect(hides.count == 1 && hides[0].hasPrefix("hide error not-visible: "), "\(name): \(hides)")
             }
         }
     }
 
     @Test(
-        "without the service, or with a service started without a display: service-available stays false and the error says why, from C, Python and GJS"
+        "without the service, or with a service started without a display: service-available stays false and the error says why, from C, Python, GJS and Vala"
     )
     func serviceAbsent() throws {
         guard try Programs.ready(["/usr/bin/python3", "gjs", "dbus-daemon", "dbus-send"]), try Self.built() else {

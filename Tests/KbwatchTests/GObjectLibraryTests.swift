@@ -263,4 +263,96 @@ struct GObjectLibraryTests {
         try bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.ReloadConfig")
         try errors("no-display")
     }
+
+    /// The code blocks of docs/service.md's section on the library, in order: each one's language
+    /// (empty for output) and text.
+    static func documentedBlocks() throws -> [(language: String, text: String)] {
+        let document = try String(
+            contentsOf: SchemaValidator.repository.appendingPathComponent("docs/service.md"), encoding: .utf8)
+        let heading = "## From C, Python, JavaScript and Vala: libkeyboard-adapter\n"
+        let start = try #require(document.range(of: heading)).upperBound
+        let section = document[start...].split(separator: "\n## ", maxSplits: 1).first ?? ""
+        var blocks: [(language: String, text: String)] = []
+        var open: (language: String, lines: [Substring])?
+        for line in section.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                if let block = open {
+                    blocks.append((block.language, block.lines.joined(separator: "\n") + "\n"))
+                    open = nil
+                } else {
+                    open = (String(line.dropFirst(3)), [])
+                }
+            } else {
+                open?.lines.append(line)
+            }
+        }
+        return blocks
+    }
+
+    @Test("docs/service.md's examples in Python, GJS and C print what it shows, through a restart of the service")
+    func documentedExamples() throws {
+        guard try Programs.ready(Self.runPrograms), try Self.built() else { return }
+        let blocks = try Self.documentedBlocks()
+        func code(_ language: String) throws -> String {
+            try #require(blocks.first { $0.language == language }?.text, "a \(language) block")
+        }
+        let outputs = blocks.filter { $0.language.isEmpty }.map(\.text)
+        try #require(outputs.count == 2, "the outputs of watch.py and watch.c")
+        let world = try SessionServiceTests.World(idleExit: "30")
+        defer { world.stop() }
+        let directory = world.session.directory
+        for (file, language) in [("watch.py", "python"), ("watch.js", "js"), ("watch.c", "c")] {
+            try code(language).write(toFile: directory + "/" + file, atomically: true, encoding: .utf8)
+        }
+        // The C example built with the line the section gives, from the build's uninstalled pkg-config file.
+        let built = try Programs.run(
+            "/bin/sh",
+            [
+                "-c",
+                "cd \"$1\" && cc -Wall -Wextra -o watch watch.c $(pkg-config --cflags --libs keyboard-adapter-1) 2>&1",
+                "sh", directory,
+            ], environment: ["PKG_CONFIG_PATH": Self.buildDirectory + "/meson-uninstalled"], timeout: 120)
+        #expect(built.status == 0 && built.output.isEmpty, "\(built.output)")
+        let environment = world.environment.merging(Self.libraryEnvironment) { $1 }
+        let mine = try #require(world.mineWindow)
+        let python = try world.session.start(
+            "/usr/bin/python3", [directory + "/watch.py", "0x" + String(mine, radix: 16)], environment: environment)
+        let gjs = try world.session.start("gjs", [directory + "/watch.js"], environment: environment)
+        let c = try world.session.start(directory + "/watch", [], environment: environment)
+        let watchers = [python, gjs, c]
+        defer { watchers.forEach { $0.stop() } }
+        func lines(_ process: ChildProcess) -> [String] {
+            process.log.split(separator: "\n").map(String.init)
+        }
+        func waitFor(_ count: Int, _ line: String, in processes: [ChildProcess] = [python, gjs]) throws {
+            for process in processes {
+                try Wait.require("\(count) × \(line) (\(process.log))", timeout: 20) {
+                    lines(process).filter { $0.hasPrefix(line) }.count >= count
+                }
+            }
+        }
+        try waitFor(1, "service available:")
+        try waitFor(1, "hide: ", in: [c])
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        try waitFor(1, "did-show")
+        try world.session.xdotool("search", "--sync", "--onlyvisible", "--class", "xvkbd", "windowmove", "0", "400")
+        try waitFor(1, "did-change-frame")
+        let owner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
+        kill(try #require(try world.bus.pid(of: owner)), SIGKILL)
+        try waitFor(2, "did-show")
+        let hide = try Kbwatch.run(["--from-service", "--hide"], environment: world.environment)
+        #expect(hide.status == 0, "\(hide.stderr)")
+        try waitFor(1, "did-hide")
+        try waitFor(2, "will-show", in: [c])
+        let shown = outputs[0].split(separator: "\n").map(String.init)
+        #expect(lines(python) == shown)
+        #expect(
+            lines(gjs)
+                == shown.map {
+                    $0.replacing("local true", with: "local false").replacing("True", with: "true")
+                        .replacing("False", with: "false")
+                })
+        #expect(lines(c) == outputs[1].split(separator: "\n").map(String.init))
+    }
 }

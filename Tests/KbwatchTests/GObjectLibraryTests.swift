@@ -143,6 +143,25 @@ struct GObjectLibraryTests {
         try waitAll("subscribed", "available")
         try waitAll("Show's answer", "show")
         let firstOwner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
+        // A stranger's signals, addressed to each client as anyone on the bus may: the service's
+        // (a Verdict, then an Event it would apply to, a SubscriberEvent) and the bus's
+        // NameOwnerChanged. Believed, one would print a line, or a later line would differ.
+        let path = "/org/keyboardadapter/Watcher"
+        let interface = "org.keyboardadapter.Watcher2"
+        let before = clients.map { $0.1.log }
+        for (name, client) in clients {
+            for signal: ForgedSignals.Signal in [
+                .variant(path: path, interface: interface, member: "Verdict", value: "(uint32 0, {'local': <true>})"),
+                .update(path: path, interface: interface, member: "Event", name: "forged"),
+                .update(path: path, interface: interface, member: "SubscriberEvent", name: "forged"),
+                .nameLost("org.keyboardadapter.Watcher"), .nameTaken("org.keyboardadapter.Watcher"),
+            ] {
+                let sent = try ForgedSignals.send(signal, toConnectionsOf: client.pid, bus: world.bus.address)
+                #expect(sent >= 1, "\(name): no connection to forge to")
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(clients.map { $0.1.log } == before, "a forged signal believed")
 
         /// xvkbd shown, moved, and hidden by `hider` (ka_watcher_hide_async on SIGUSR1).
         func showKeyboard(round: Int, hiddenBy hider: Int) throws -> (shown: String, moved: String) {

@@ -283,6 +283,64 @@ struct GObjectLibraryTests {
         try errors("no-display")
     }
 
+    @Test(
+        "progress frames on request: from C, Python and GJS with progress-frames, between will-change-frame and did-change-frame, animating around them; none for Vala, which did not ask"
+    )
+    func progressFrames() throws {
+        guard try Programs.ready(Self.runPrograms), try Self.built() else { return }
+        let world = try SessionServiceTests.World(idleExit: "30")
+        defer { world.stop() }
+        let mine = try #require(world.mineWindow)
+        let environment = world.environment.merging(Self.libraryEnvironment) { $1 }
+        let clients = try Self.clients.map { client in
+            let arguments =
+                Array(client.command.dropFirst()) + ["--window-id", String(mine, radix: 16)]
+                + (client.name == "Vala" ? [] : ["--progress"])
+            return (client.name, try world.session.start(client.command[0], arguments, environment: environment))
+        }
+        defer { clients.forEach { $0.1.stop() } }
+        func waitAll(_ what: String, _ prefix: String) throws {
+            for (name, client) in clients {
+                try Wait.require("\(name): \(what) (\(client.log))", timeout: 20) {
+                    !Self.lines(client.log, prefix).isEmpty
+                }
+            }
+        }
+        try waitAll("subscribed", "available")
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        try waitAll("did-show", "did-show")
+        let window = try #require(
+            try world.session.run("xdotool", ["search", "--onlyvisible", "--class", "xvkbd"])
+                .split(separator: "\n").compactMap { UInt($0) }.first)
+        let driver = try XTestClient.connect(world.session.display)
+        // Steps closer together than the settle interval: one move, its frames in between.
+        for step in 1...8 {
+            driver.configure(window, x: 100 + step * 20, y: 500)
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try waitAll("did-change-frame", "did-change-frame")
+        for (name, client) in clients {
+            let log = client.log.split(separator: "\n").map(String.init)
+            print("\(name) client:\n\(client.log)")
+            let progress = log.indices.filter { log[$0].hasPrefix("progress ") }
+            if name == "Vala" {
+                #expect(progress.isEmpty, "\(name) did not ask for progress frames")
+                continue
+            }
+            let will = try #require(log.firstIndex { $0.hasPrefix("will-change-frame ") }, "\(name)")
+            let did = try #require(log.firstIndex { $0.hasPrefix("did-change-frame ") }, "\(name)")
+            #expect(!progress.isEmpty && progress.allSatisfy { will < $0 && $0 < did }, "\(name)")
+            for index in progress {
+                let frame = try #require(
+                    log[index].firstMatch(of: /^progress (\d+),500 602x225 local=true$/), "\(log[index])")
+                #expect((100...260).contains(Int(frame.1) ?? 0), "\(name): \(log[index])")
+            }
+            // animating from the will event to the did event (notify comes before the signal).
+            #expect(log[will - 1] == "animating true" && log[did - 1] == "animating false", "\(name)")
+        }
+    }
+
     /// The code blocks of docs/service.md's section on the library, in order: each one's language
     /// (empty for output) and text.
     static func documentedBlocks() throws -> [(language: String, text: String)] {

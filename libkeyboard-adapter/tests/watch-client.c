@@ -1,7 +1,7 @@
 /* watch-client: prints what a KaWatcher hears, one line each (GObjectLibraryTests reads them;
  * watch-client.py and watch-client.js print the same lines).
  *
- *   watch-client [--window-id HEX]
+ *   watch-client [--window-id HEX] [--progress]
  *
  * available true|false           KaWatcher:service-available changed
  * error CODE: MESSAGE            KaWatcher:error, CODE the KaError's nick
@@ -9,6 +9,8 @@
  * SIGNAL X,Y WxH local=L name=N  a keyboard's event (SIGNAL: will-show, did-hide, ...)
  * visible true|false X,Y WxH     KaWatcher:visible changed, with the keyboard's rectangle
  * hide ok | hide error CODE: M   the answer to ka_watcher_hide_async(), asked on each SIGUSR1
+ * animating true|false           KaWatcher:animating changed
+ * progress X,Y WxH local=L       a progress frame (with --progress: KaWatcher:progress-frames)
  */
 #include <glib-unix.h>
 #include <keyboard-adapter.h>
@@ -59,6 +61,13 @@ on_hidden (GObject *source, GAsyncResult *result, gpointer user_data)
     print_error ("hide error", error);
 }
 
+static void
+on_progress (KaWatcher *watcher G_GNUC_UNUSED, KaProgress *progress, gpointer user_data G_GNUC_UNUSED)
+{
+  g_autofree char *frame = ka_rect_to_string (ka_progress_get_frame (progress));
+  g_print ("progress %s local=%s\n", frame, nick (KA_TYPE_LOCAL, ka_progress_get_local (progress)));
+}
+
 static gboolean
 on_sigusr1 (gpointer watcher)
 {
@@ -93,6 +102,8 @@ on_notify (KaWatcher *watcher, GParamSpec *pspec, gpointer user_data)
     }
   else if (g_str_equal (name, "error") && ka_watcher_get_error (watcher) != NULL)
     print_error ("error", ka_watcher_get_error (watcher));
+  else if (g_str_equal (name, "animating"))
+    g_print ("animating %s\n", ka_watcher_get_animating (watcher) ? "true" : "false");
   else if (g_str_equal (name, "visible"))
     {
       g_autofree char *rectangle = ka_rect_to_string (ka_watcher_get_keyboard_rectangle (watcher));
@@ -104,13 +115,16 @@ int
 main (int argc, char **argv)
 {
   guint64 window = 0;
+  gboolean progress = FALSE;
   for (int i = 1; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--window-id") && i + 1 < argc)
         window = g_ascii_strtoull (argv[++i], NULL, 16);
+      else if (g_str_equal (argv[i], "--progress"))
+        progress = TRUE;
       else
         {
-          fprintf (stderr, "usage: watch-client [--window-id HEX]\n");
+          fprintf (stderr, "usage: watch-client [--window-id HEX] [--progress]\n");
           return 2;
         }
     }
@@ -125,6 +139,11 @@ main (int argc, char **argv)
     g_signal_connect (watcher, names[i], G_CALLBACK (on_event), (gpointer) names[i]);
   g_signal_connect (watcher, "notify", G_CALLBACK (on_notify), NULL);
   g_unix_signal_add (SIGUSR1, on_sigusr1, watcher);
+  if (progress)
+    {
+      ka_watcher_set_progress_frames (watcher, TRUE);
+      g_signal_connect (watcher, "progress", G_CALLBACK (on_progress), NULL);
+    }
   g_autoptr (GMainLoop) loop = g_main_loop_new (NULL, FALSE);
   g_main_loop_run (loop);
   return 0;

@@ -1,16 +1,18 @@
 // watch-client.js: what a KaWatcher hears, from GJS, one line each: the lines of
 // watch-client.c (see there).
 //
-//     gjs watch-client.js [--window-id HEX]
+//     gjs watch-client.js [--window-id HEX] [--progress]
 imports.gi.versions.KeyboardAdapter = '1';
 const {GLib, KeyboardAdapter} = imports.gi;
 
-let window = 0;
+let window = 0, progress = false;
 for (let i = 0; i < ARGV.length; i++) {
     if (ARGV[i] === '--window-id' && i + 1 < ARGV.length) {
         window = parseInt(ARGV[++i], 16);
+    } else if (ARGV[i] === '--progress') {
+        progress = true;
     } else {
-        printerr('usage: watch-client.js [--window-id HEX]');
+        printerr('usage: watch-client.js [--window-id HEX] [--progress]');
         imports.system.exit(2);
     }
 }
@@ -62,6 +64,13 @@ watcher.connect('notify::error', () => {
     if (watcher.error)
         print(errorLine('error', watcher.error));
 });
+watcher.connect('notify::animating', () => print(`animating ${watcher.animating}`));
+if (progress) {
+    watcher.progress_frames = true;
+    watcher.connect('progress', (self, frame) => {
+        print(`progress ${rect(frame.frame)} local=${nick(KeyboardAdapter.Local, frame.local)}`);
+    });
+}
 watcher.connect('notify::visible', () => {
     print(`visible ${watcher.visible} ${rect(watcher.keyboard_rectangle)}`);
 });

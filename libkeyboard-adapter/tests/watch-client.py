@@ -2,7 +2,7 @@
 """watch-client.py: what a KaWatcher hears, from Python (PyGObject), one line each: the lines
 of watch-client.c (see there).
 
-    watch-client.py [--window-id HEX]
+    watch-client.py [--window-id HEX] [--progress]
 """
 import signal
 import sys
@@ -12,13 +12,15 @@ import gi
 gi.require_version("KeyboardAdapter", "1")
 from gi.repository import GLib, KeyboardAdapter  # noqa: E402
 
-window = 0
+window, progress = 0, False
 args = sys.argv[1:]
 while args:
     if args[0] == "--window-id" and len(args) > 1:
         window, args = int(args[1], 16), args[2:]
+    elif args[0] == "--progress":
+        progress, args = True, args[1:]
     else:
-        sys.exit("usage: watch-client.py [--window-id HEX]")
+        sys.exit("usage: watch-client.py [--window-id HEX] [--progress]")
 
 
 def say(line):
@@ -65,6 +67,8 @@ def on_notify(watcher, pspec):
             watcher.show_async(None, answered("show", watcher.show_finish))
     elif pspec.name == "error" and watcher.props.error:
         say(error_line("error", watcher.props.error))
+    elif pspec.name == "animating":
+        say(f"animating {str(watcher.props.animating).lower()}")
     elif pspec.name == "visible":
         say(f"visible {str(watcher.props.visible).lower()} {rect(watcher.props.keyboard_rectangle)}")
 
@@ -72,6 +76,10 @@ def on_notify(watcher, pspec):
 for name in ["will-show", "did-show", "will-hide", "did-hide", "will-change-frame", "did-change-frame"]:
     watcher.connect(name, on_event, name)
 watcher.connect("notify", on_notify)
+if progress:
+    watcher.props.progress_frames = True
+    watcher.connect("progress", lambda watcher, frame: say(
+        f"progress {rect(frame.props.frame)} local={frame.props.local.value_nick}"))
 
 
 def on_sigusr1():

@@ -1,7 +1,7 @@
 // watch-client.vala: what a KaWatcher hears, from Vala, one line each (print is g_print, which
 // flushes each): the lines of watch-client.c (see there).
 //
-//     watch-client-vala [--window-id HEX]
+//     watch-client-vala [--window-id HEX] [--progress]
 
 // An enumeration's nick (Ka.Local.TRUE is "true").
 string nick (Type type, int value) {
@@ -49,11 +49,14 @@ async void hide (Ka.Watcher watcher) {
 
 int main (string[] args) {
     uint64 window = 0;
+    bool progress = false;
     for (int i = 1; i < args.length; i++) {
         if (args[i] == "--window-id" && i + 1 < args.length) {
             window = uint64.parse (args[++i], 16);
+        } else if (args[i] == "--progress") {
+            progress = true;
         } else {
-            stderr.printf ("usage: watch-client-vala [--window-id HEX]\n");
+            stderr.printf ("usage: watch-client-vala [--window-id HEX] [--progress]\n");
             return 2;
         }
     }
@@ -80,6 +83,13 @@ int main (string[] args) {
             print ("%s\n", error_line ("error", watcher.error));
         }
     });
+    watcher.notify["animating"].connect (() => print ("animating %s\n", watcher.animating.to_string ()));
+    if (progress) {
+        watcher.progress_frames = true;
+        watcher.progress.connect ((frame) => {
+            print ("progress %s local=%s\n", rect (frame.frame), nick (typeof (Ka.Local), frame.local));
+        });
+    }
     watcher.notify["visible"].connect (() => {
         print ("visible %s %s\n", watcher.visible.to_string (), rect (watcher.keyboard_rectangle));
     });

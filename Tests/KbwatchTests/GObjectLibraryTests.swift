@@ -284,7 +284,7 @@ struct GObjectLibraryTests {
     }
 
     @Test(
-        "progress frames on request: from C, Python and GJS with progress-frames, between will-change-frame and did-change-frame, animating around them; none for Vala, which did not ask"
+        "progress frames on request: from C, Python and GJS with progress-frames, between will-change-frame and did-change-frame, animating around them; none for Vala, which did not ask; ids named anew judge the events that follow"
     )
     func progressFrames() throws {
         guard try Programs.ready(Self.runPrograms), try Self.built() else { return }
@@ -320,6 +320,23 @@ struct GObjectLibraryTests {
             Thread.sleep(forTimeInterval: 0.01)
         }
         try waitAll("did-change-frame", "did-change-frame")
+        // The C client names no window any more: subscribed again, the events that follow (of the
+        // keyboard up now too) are judged anew, and the others' stay as they were.
+        let c = clients[0].1
+        c.signal(SIGUSR2)
+        Thread.sleep(forTimeInterval: 0.5)
+        let marks = clients.map { Self.events($0.1.log).count }
+        try world.session.xdotool("windowmove", String(window), "100", "450")
+        for ((name, client), mark) in zip(clients, marks) {
+            try Wait.require("\(name): the second move (\(client.log))", timeout: 20) {
+                Self.events(client.log).count >= mark + 2
+            }
+            #expect(
+                Self.events(client.log).dropFirst(mark).map { $0.replacing(" name=xvkbd", with: "") } == [
+                    "will-change-frame 100,450 602x225 local=\(name == "C" ? "false" : "true")",
+                    "did-change-frame 100,450 602x225 local=\(name == "C" ? "false" : "true")",
+                ], "\(name)")
+        }
         for (name, client) in clients {
             let log = client.log.split(separator: "\n").map(String.init)
             print("\(name) client:\n\(client.log)")

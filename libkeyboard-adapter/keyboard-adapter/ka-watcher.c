@@ -901,7 +901,9 @@ ka_watcher_set_progress_frames (KaWatcher *self, gboolean progress_frames)
  * #KaUpdate:local: a keyboard that comes up while one of them has the focus is local. A
  * window the app's process made is its own without this; a toolkit's window made in
  * another process (or a sandbox's) is named here. Replaces the ids named before, and
- * subscribes again when the watcher has subscribed already.
+ * subscribes again when the watcher has subscribed already: the service then sends its
+ * verdicts again, and the events that follow (those of a keyboard up now too) carry
+ * #KaUpdate:local judged by the new ids.
  */
 void
 ka_watcher_set_window_ids (KaWatcher *self, const guint64 *window_ids, gsize n_window_ids)
@@ -933,7 +935,8 @@ ka_watcher_get_app_ids (KaWatcher *self)
  * @self: a #KaWatcher
  * @app_ids: (array zero-terminated=1) (nullable): the app ids the app names as its own
  *
- * Sets #KaWatcher:app-ids (at most 64 are sent).
+ * Sets #KaWatcher:app-ids (at most 64 are sent). Subscribes again when the watcher has
+ * subscribed already, as ka_watcher_set_window_ids() does.
  */
 void
 ka_watcher_set_app_ids (KaWatcher *self, const char *const *app_ids)

@@ -1,5 +1,5 @@
 /* watch-client: prints what a KaWatcher hears, one line each (GObjectLibraryTests reads them;
- * watch-client.py and watch-client.js print the same lines).
+ * watch-client.py, watch-client.js and watch-client.vala print the same lines).
  *
  *   watch-client [--window-id HEX] [--progress]
  *
@@ -11,6 +11,9 @@
  * hide ok | hide error CODE: M   the answer to ka_watcher_hide_async(), asked on each SIGUSR1
  * animating true|false           KaWatcher:animating changed
  * progress X,Y WxH local=L       a progress frame (with --progress: KaWatcher:progress-frames)
+ *
+ * On SIGUSR2 it names no window any more (ka_watcher_set_window_ids() with none), which
+ * subscribes again.
  */
 #include <glib-unix.h>
 #include <keyboard-adapter.h>
@@ -72,6 +75,13 @@ static gboolean
 on_sigusr1 (gpointer watcher)
 {
   ka_watcher_hide_async (watcher, NULL, on_hidden, NULL);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_sigusr2 (gpointer watcher)
+{
+  ka_watcher_set_window_ids (watcher, NULL, 0);
   return G_SOURCE_CONTINUE;
 }
 
@@ -139,6 +149,7 @@ main (int argc, char **argv)
     g_signal_connect (watcher, names[i], G_CALLBACK (on_event), (gpointer) names[i]);
   g_signal_connect (watcher, "notify", G_CALLBACK (on_notify), NULL);
   g_unix_signal_add (SIGUSR1, on_sigusr1, watcher);
+  g_unix_signal_add (SIGUSR2, on_sigusr2, watcher);
   if (progress)
     {
       ka_watcher_set_progress_frames (watcher, TRUE);

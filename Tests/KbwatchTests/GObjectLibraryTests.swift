@@ -33,7 +33,11 @@ struct GObjectLibraryTests {
                 "/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "meson"] + arguments, timeout: 600)
             return result ?? (-1, "meson \(arguments.joined(separator: " ")) did not finish")
         }
-        let setup = run(["setup", "-Ddocumentation=true", buildDirectory, source])
+        // The GTK 4 companion where libgtk-4-dev is there (its test says when it is not).
+        let gtk4 = (try? Programs.run("pkg-config", ["--exists", "gtk4"]).status) == 0
+        let setup = run([
+            "setup", "-Ddocumentation=true", "-Dgtk4=\(gtk4 ? "enabled" : "disabled")", buildDirectory, source,
+        ])
         guard setup.status == 0 else { return .failed("meson setup \(buildDirectory) \(source):\n\(setup.output)") }
         let compile = run(["compile", "-C", buildDirectory])
         guard compile.status == 0 else { return .failed("meson compile -C \(buildDirectory):\n\(compile.output)") }
@@ -58,8 +62,8 @@ struct GObjectLibraryTests {
 
     /// The environment that finds the build's library and typelib.
     static var libraryEnvironment: [String: String?] {
-        let library = buildDirectory + "/keyboard-adapter"
-        return ["GI_TYPELIB_PATH": library, "LD_LIBRARY_PATH": library]
+        let libraries = [buildDirectory + "/keyboard-adapter", buildDirectory + "/gtk4"].joined(separator: ":")
+        return ["GI_TYPELIB_PATH": libraries, "LD_LIBRARY_PATH": libraries]
     }
 
     /// The client in each language: its name and the command that runs it.
@@ -115,6 +119,18 @@ struct GObjectLibraryTests {
             timeout: 120)
         let undocumented = check.output.split(separator: "\n").filter { !$0.contains("INFO") }
         #expect(check.status == 0 && undocumented.isEmpty, "\(check.output)")
+        // The GTK 4 companion's too, where it was built.
+        let gtk4 = Self.buildDirectory + "/gtk4/KeyboardAdapterGtk4-1.gir"
+        if FileManager.default.fileExists(atPath: gtk4) {
+            let check = try Programs.run(
+                "/bin/sh",
+                [
+                    "-c", "exec gi-docgen check --add-include-path=\"$1\" \"$2\" 2>&1", "sh",
+                    Self.buildDirectory + "/keyboard-adapter", gtk4,
+                ], timeout: 120)
+            let undocumented = check.output.split(separator: "\n").filter { !$0.contains("INFO") }
+            #expect(check.status == 0 && undocumented.isEmpty, "\(check.output)")
+        }
     }
 
     @Test(
@@ -358,6 +374,90 @@ struct GObjectLibraryTests {
         }
     }
 
+    @Test(
+        "libkeyboard-adapter-gtk4 from Python: the part of a GTK 4 window xvkbd covers, in the window's coordinates, followed through the window's moves, empty once hidden"
+    )
+    func gtk4Coverage() throws {
+        guard try Programs.ready(Self.runPrograms), try Self.built() else { return }
+        guard FileManager.default.fileExists(atPath: Self.buildDirectory + "/gtk4/KeyboardAdapterGtk4-1.typelib") else {
+            try Programs.skip(
+                "libgtk-4-dev is missing (pkg-config knows no gtk4): libkeyboard-adapter-gtk4 was not built")
+            return
+        }
+        let world = try SessionServiceTests.World(idleExit: "30")
+        defer { world.stop() }
+        let environment = world.environment.merging(Self.libraryEnvironment) { $1 }.merging([
+            "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1", "GTK_A11Y": "none",
+        ]) { $1 }
+        let app = try world.session.start(
+            "/usr/bin/python3", [Self.source + "/tests/coverage-client.py"], environment: environment)
+        defer { app.stop() }
+        func lines(_ prefix: String) -> [String] { Self.lines(app.log, prefix) }
+        try Wait.require("the window (\(app.log))", timeout: 20) {
+            !lines("window").isEmpty && lines("covered").contains("covered known=true 0,0 0x0 inset 0")
+        }
+        let window = try #require(lines("window").first.flatMap { UInt($0.dropFirst("window 0x".count), radix: 16) })
+        /// The window's content on screen: its surface where the X server has it, less the transform.
+        func content() throws -> (x: Int, y: Int, width: Int, height: Int) {
+            let surface = try #require(try world.session.xwininfo(window))
+            let line = try #require(lines("content").last)
+            let numbers = try #require(line.firstMatch(of: /^content (-?\d+),(-?\d+) (\d+)x(\d+)$/))
+            return (surface.x + Int(numbers.1)!, surface.y + Int(numbers.2)!, Int(numbers.3)!, Int(numbers.4)!)
+        }
+        /// The line the app must print for `keyboard` over `window` (both on screen).
+        func expected(
+            _ keyboard: (x: Int, y: Int, width: Int, height: Int), _ window: (x: Int, y: Int, width: Int, height: Int)
+        )
+            -> String
+        {
+            let left = max(keyboard.x, window.x)
+            let top = max(keyboard.y, window.y)
+            let right = min(keyboard.x + keyboard.width, window.x + window.width)
+            let bottom = min(keyboard.y + keyboard.height, window.y + window.height)
+            guard right > left, bottom > top else { return "covered known=true 0,0 0x0 inset 0" }
+            return
+                "covered known=true \(left - window.x),\(top - window.y) \(right - left)x\(bottom - top) inset \(window.y + window.height - top)"
+        }
+        try world.session.xdotool("windowmove", "--sync", String(window), "240", "40")
+        Thread.sleep(forTimeInterval: 0.5)
+        let keyboardProcess = try world.session.start("xvkbd", ["-geometry", "1000x200+100+550"])
+        defer { keyboardProcess.stop() }
+        var found: UInt?
+        try Wait.require("xvkbd's window", timeout: 15) {
+            found = try? world.session.run("xdotool", ["search", "--onlyvisible", "--class", "xvkbd"])
+                .split(separator: "\n").compactMap { UInt($0) }.first
+            return found != nil
+        }
+        let keyboardWindow = try #require(found)
+        var marks: [String] = []
+        for move in [nil, (140, 100), (300, 300)] {
+            if let (x, y) = move {
+                try world.session.xdotool("windowmove", "--sync", String(window), String(x), String(y))
+            }
+            var line = ""
+            try Wait.require("the covered part after \(String(describing: move)) (\(app.log))", timeout: 15) {
+                guard let keyboard = try? world.session.xwininfoCovered(keyboardWindow), let place = try? content()
+                else {
+                    return false
+                }
+                line = expected(keyboard, place)
+                return lines("covered").last == line
+            }
+            #expect(line != "covered known=true 0,0 0x0 inset 0", "xvkbd covers the window's bottom")
+            marks.append(line)
+        }
+        let hide = try Kbwatch.run(["--from-service", "--hide"], environment: world.environment)
+        #expect(hide.status == 0, "\(hide.stderr)")
+        try Wait.require("nothing covered once hidden (\(app.log))", timeout: 15) {
+            lines("covered").last == "covered known=true 0,0 0x0 inset 0"
+        }
+        print("coverage-client:\n\(app.log)")
+        #expect(Set(marks).count == 3, "each move changed the covered part: \(marks)")
+        // As docs/service.md shows them (its third output).
+        let documented = try Self.documentedBlocks().filter { $0.language.isEmpty }.map(\.text)
+        #expect(documented.count == 3 && documented[2].split(separator: "\n").map(String.init) == marks)
+    }
+
     /// The code blocks of docs/service.md's section on the library, in order: each one's language
     /// (empty for output) and text.
     static func documentedBlocks() throws -> [(language: String, text: String)] {
@@ -391,7 +491,7 @@ struct GObjectLibraryTests {
             try #require(blocks.first { $0.language == language }?.text, "a \(language) block")
         }
         let outputs = blocks.filter { $0.language.isEmpty }.map(\.text)
-        try #require(outputs.count == 2, "the outputs of watch.py and watch.c")
+        try #require(outputs.count >= 2, "the outputs of watch.py and watch.c, first")
         let world = try SessionServiceTests.World(idleExit: "30")
         defer { world.stop() }
         let directory = world.session.directory

@@ -72,18 +72,22 @@ struct ToplevelFloodTests {
         #expect(grown <= 3 * 1024, "grew by \(grown) KiB")
 
         // A client that binds the manager now is sent the whole list at once, which sway's
-        // libwayland-server (1.21) cannot queue: it drops the connection. --doctor says so, and
-        // kbwatch, whose toplevels have a connection of their own, watches on.
+        // libwayland-server (1.21) often cannot queue: it drops the connection, and --doctor says
+        // so. A client that reads fast enough gets the whole list, and --doctor says how many it
+        // follows. Either way kbwatch, whose toplevels have a connection of their own, watches on.
         let doctor = try Kbwatch.run(["--doctor", "--backend", "wayland"], environment: sway.clientEnvironment)
         let focusLine = doctor.stdout.split(separator: "\n").first { $0.hasPrefix("    focus for 'local': ") }
-        #expect(
+        let dropped =
             focusLine?.hasPrefix(
                 "    focus for 'local': unknown for now: the connection for zwlr_foreign_toplevel_manager_v1 ended "
-                    + "(lost the connection to the Wayland compositor at \(sway.socket): ") == true,
-            "\(doctor.stdout)")
-        #expect(
-            focusLine?.hasSuffix(
-                "); a compositor drops a client its list overflows, and watching tries again every 5 s") == true)
+                    + "(lost the connection to the Wayland compositor at \(sway.socket): ") == true
+            && focusLine?.hasSuffix(
+                "); a compositor drops a client its list overflows, and watching tries again every 5 s") == true
+        let followed =
+            focusLine?.hasPrefix(
+                "    focus for 'local': the activated toplevel (zwlr_foreign_toplevel_manager_v1): 1024 toplevels "
+                    + "followed, \(Self.count - 1024) more not followed (at most 1024 are)") == true
+        #expect(dropped || followed, "\(doctor.stdout)")
         #expect(!doctor.stdout.contains(String(repeating: "t", count: 64)), "no title is printed")
         #expect(watcher.isRunning, "kbwatch: \(watcher.errors)")
     }

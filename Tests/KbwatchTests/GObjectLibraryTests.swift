@@ -9,48 +9,15 @@ import Testing
 /// repository's kbwatch activated by a private session bus, on Xvfb with openbox and xvkbd.
 @Suite("libkeyboard-adapter: the GObject library from C, Python, GJS and Vala", .serialized)
 struct GObjectLibraryTests {
-    static let source = SchemaValidator.repository.appendingPathComponent("libkeyboard-adapter").path
-    static let buildDirectory = SchemaValidator.repository.appendingPathComponent(".build/libkeyboard-adapter").path
-    static let buildPrograms = [
-        "meson", "ninja", "cc", "pkg-config", "g-ir-scanner", "g-ir-compiler", "vapigen", "valac", "gi-docgen",
-    ]
+    static let source = KeyboardAdapterLibrary.source
+    static let buildDirectory = KeyboardAdapterLibrary.buildDirectory
     static let runPrograms = ["/usr/bin/python3", "gjs"] + SessionServiceTests.programs
 
-    /// What building the library came to.
-    enum Build: Sendable {
-        /// Built: meson's and the compilers' output, and the warnings in it (there must be none).
-        case built(output: String, warnings: [String])
-        /// Anything else: a failure.
-        case failed(String)
-    }
-
-    /// Built once per test process, from nothing (`meson setup --wipe` of the scratch directory).
-    static let build: Build = {
-        try? FileManager.default.removeItem(atPath: buildDirectory)
-        // Standard error too: the compiler's and the scanners' warnings, and meson's reasons.
-        func run(_ arguments: [String]) -> (status: Int32, output: String) {
-            let result = try? Programs.run(
-                "/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "meson"] + arguments, timeout: 600)
-            return result ?? (-1, "meson \(arguments.joined(separator: " ")) did not finish")
-        }
-        // The GTK 4 companion where libgtk-4-dev is there (its test says when it is not).
-        let gtk4 = (try? Programs.run("pkg-config", ["--exists", "gtk4"]).status) == 0
-        let setup = run([
-            "setup", "-Ddocumentation=true", "-Dgtk4=\(gtk4 ? "enabled" : "disabled")", buildDirectory, source,
-        ])
-        guard setup.status == 0 else { return .failed("meson setup \(buildDirectory) \(source):\n\(setup.output)") }
-        let compile = run(["compile", "-C", buildDirectory])
-        guard compile.status == 0 else { return .failed("meson compile -C \(buildDirectory):\n\(compile.output)") }
-        let warnings = (setup.output + compile.output).split(separator: "\n").map(String.init).filter {
-            $0.localizedCaseInsensitiveContains("warning")
-        }
-        return .built(output: setup.output + compile.output, warnings: warnings)
-    }()
-
-    /// Whether the library is built (a skip outside CI when a build tool is missing).
+    /// Whether the library is built (a skip outside CI when a build tool is missing), without a
+    /// warning (`KeyboardAdapterLibrary` builds it once per test process, for the examples too).
     static func built() throws -> Bool {
-        guard try Programs.ready(buildPrograms) else { return false }
-        switch build {
+        guard try Programs.ready(KeyboardAdapterLibrary.buildPrograms) else { return false }
+        switch KeyboardAdapterLibrary.build {
         case .built(_, let warnings):
             #expect(warnings.isEmpty, "warnings building libkeyboard-adapter:\n\(warnings.joined(separator: "\n"))")
             return true
@@ -61,10 +28,7 @@ struct GObjectLibraryTests {
     }
 
     /// The environment that finds the build's library and typelib.
-    static var libraryEnvironment: [String: String?] {
-        let libraries = [buildDirectory + "/keyboard-adapter", buildDirectory + "/gtk4"].joined(separator: ":")
-        return ["GI_TYPELIB_PATH": libraries, "LD_LIBRARY_PATH": libraries]
-    }
+    static var libraryEnvironment: [String: String?] { KeyboardAdapterLibrary.environment }
 
     /// The client in each language: its name and the command that runs it.
     static let clients: [(name: String, command: [String])] = [

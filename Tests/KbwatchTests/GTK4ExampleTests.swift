@@ -5,15 +5,23 @@ import ScreenCapture
 import TestSupport
 import Testing
 
-/// The GTK 4 + libadwaita chat screen (`Examples/gtk4/chat.py`), fed by the session service,
-/// run with a real keyboard: its bar must end exactly on the keyboard's top edge, in what it
+/// The GTK 4 + libadwaita chat screen (`Examples/gtk4/chat.py`), on libkeyboard-adapter and its
+/// GTK 4 companion (built by `KeyboardAdapterLibrary`, found through `GI_TYPELIB_PATH`), fed by
+/// the session service, run with a real keyboard: its bar must end exactly on the keyboard's top edge, in what it
 /// reports and on screen, follow a move, drop back on hide and survive the service's restart.
 @Suite("GTK 4 example: chat")
 struct GTK4ExampleTests {
     static let script = SchemaValidator.repository.appendingPathComponent("Examples/gtk4/chat.py").path
 
-    /// Whether python3 with GTK 4 and libadwaita is there; skips (fails under CI) when it is not.
+    /// What the app runs with: GTK's software renderer, the library's build.
+    static let environment: [String: String?] = KeyboardAdapterLibrary.environment.merging([
+        "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1",
+    ]) { $1 }
+
+    /// Whether python3 with GTK 4 and libadwaita is there, and the library and its GTK 4 companion
+    /// are built; skips (fails under CI) when not.
     static func ready() throws -> Bool {
+        guard try KeyboardAdapterLibrary.gtk4Ready() else { return false }
         let probe = try Programs.run(
             "/usr/bin/python3",
             ["-c", "import gi; gi.require_version('Gtk', '4.0'); gi.require_version('Adw', '1')"])
@@ -63,7 +71,7 @@ struct GTK4ExampleTests {
             start: {
                 try world.session.start(
                     "/usr/bin/python3", [Self.script, "--size", "800x600"],
-                    environment: world.environment.merging(["GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"]) { $1 })
+                    environment: world.environment.merging(Self.environment) { $1 })
             })
     }
 
@@ -79,7 +87,7 @@ struct GTK4ExampleTests {
         try world.session.startWindowManager(config: X11Session.keyboardsAboveConfig)
         let app = try world.session.start(
             "/usr/bin/python3", [Self.script, "--size", "800x600"],
-            environment: world.environment.merging(["GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"]) { $1 })
+            environment: world.environment.merging(Self.environment) { $1 })
         defer { print("chat on \(world.session.display) said:\n\(app.log)") }
         try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
             ExampleBar.said(app, "subscribed") || !app.isRunning
@@ -163,10 +171,9 @@ struct GTK4ExampleTests {
         #expect(try world.servicePID() == nil, "no service before the app")
         let app = try world.sway.startClient(
             ["/usr/bin/python3", Self.script],
-            environment: [
-                "DBUS_SESSION_BUS_ADDRESS": world.bus.address, "GDK_BACKEND": "wayland", "GSK_RENDERER": "cairo",
-                "NO_AT_BRIDGE": "1",
-            ], asTestUser: false)
+            environment: Self.environment.compactMapValues { $0 }.merging([
+                "DBUS_SESSION_BUS_ADDRESS": world.bus.address, "GDK_BACKEND": "wayland",
+            ]) { $1 }, asTestUser: false)
         defer { print("chat on sway said:\n\(app.log)") }
         try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
             ExampleBar.said(app, "subscribed") || !app.isRunning

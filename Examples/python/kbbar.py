@@ -8,19 +8,17 @@ output, it computes how much of its own window's bottom is covered, and pads the
 much. A will event already names where the keyboard is going, so the bar moves as the keyboard
 starts to; a hide gives the space back.
 
-With --service it starts no kbwatch: it takes the same events from the session service (`kbwatch
---serve`, org.keyboardadapter.Watcher on the session bus) through GDBus. It calls Subscribe, which
-starts the service when it is installed and not running (D-Bus activation) and keeps it running,
-then GetState for the keyboards already up, and receives the Event signals the service sends to
-every listener: each update a D-Bus dictionary (a{sv}) that GDBus unpacks into a Python dict,
-frames (x, y, w, h). A bar needs no `local` (which comes to a subscriber in Verdict signals).
+With --service it starts no kbwatch: it takes the keyboard from the session service (`kbwatch
+--serve`) through libkeyboard-adapter's Watcher, which subscribes (the bus starts the service when
+it is installed), follows the service's restarts and keeps the keyboard's rectangle.
 
     python3 Examples/python/kbbar.py [--kbwatch PATH] [--position X,Y] [--size WxH] [-- KBWATCH-ARGS]
     python3 Examples/python/kbbar.py --service [--position X,Y] [--size WxH]
 
 After each relayout it prints `bar bottom Y inset N` (Y: the bar's bottom edge in screen
 coordinates; N: the covered inset), and at start `window 0x...` (its X window id). SIGINT and
-SIGTERM end it and the kbwatch it started. Needs python3-gi and gir1.2-gtk-3.0.
+SIGTERM end it and the kbwatch it started. Needs python3-gi and gir1.2-gtk-3.0 (and for --service
+gir1.2-keyboardadapter-1).
 """
 import argparse
 import fcntl
@@ -35,13 +33,7 @@ import gi
 gi.require_version("Gtk", "3.0")
 gi.require_version("Gdk", "3.0")
 gi.require_version("GdkX11", "3.0")
-from gi.repository import Gdk, GdkX11, Gio, GLib, Gtk  # noqa: E402,F401 (GdkX11 gives windows their X id)
-
-# The session service's name, object and interface (Interfaces/org.keyboardadapter.Watcher2.xml).
-SERVICE = "org.keyboardadapter.Watcher"
-SERVICE_PATH = "/org/keyboardadapter/Watcher"
-SERVICE_INTERFACE = "org.keyboardadapter.Watcher2"
-
+from gi.repository import Gdk, GdkX11, GLib, Gtk  # noqa: E402,F401 (GdkX11 gives windows their X id)
 
 def say(text):
     """One line on standard output, flushed at once (a test reads it while the app runs)."""
@@ -153,95 +145,31 @@ class KeyboardFeed(Feed):
 
 
 class ServiceFeed(Feed):
-    """The session service through GDBus: Subscribe, then the Event signals it sends everyone.
+    """The session service through libkeyboard-adapter (gir1.2-keyboardadapter-1): its Watcher
+    subscribes (the bus starts the service when installed), subscribes again after the service's
+    restart, forgetting its keyboards meanwhile, and keeps the keyboard's rectangle up to date."""
 
-    The signals are subscribed to before Subscribe is called, so none sent after it is missed;
-    GetState, answered after every event sent before it, then gives the keyboards already up.
-    Both calls may start the service (they leave out NO_AUTO_START). When the service goes away
-    its keyboards are forgotten, and a second later the feed subscribes again, which starts a new
-    one. `options` are Subscribe's (a{sv}: "window_ids", "pids", "app_ids", "caller", "progress").
-    """
-
-    def __init__(self, options, changed):
+    def __init__(self, window_id, changed):
         super().__init__(changed)
-        self.options = options
-        self.bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        self.bus.set_exit_on_close(False)  # a closed bus ends the main loop (closed), not the process
-        self.bus.connect("closed", self.closed)
-        self.bus.signal_subscribe(
-            SERVICE, SERVICE_INTERFACE, "Event", SERVICE_PATH, None, Gio.DBusSignalFlags.NONE,
-            self.signalled)
-        self.bus.signal_subscribe(
-            "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus", SERVICE,
-            Gio.DBusSignalFlags.NONE, self.owner_changed)
-        self.subscribe()
+        gi.require_version("KeyboardAdapter", "1")
+        from gi.repository import KeyboardAdapter
+        self.watcher = KeyboardAdapter.Watcher()
+        self.watcher.set_window_ids([window_id])  # its own window is the app's, for `local`
+        self.watcher.connect("notify::service-available", lambda watcher, _: say(
+            "subscribed" if watcher.props.service_available else "service gone"))
+        self.watcher.connect("notify::error", lambda watcher, _: watcher.props.error and say(
+            "kbwatch service: %s" % watcher.props.error.message))
+        self.watcher.connect("notify::keyboard-rectangle", self.moved)
+        for name in ("will-show", "did-show", "will-hide", "did-hide", "will-change-frame", "did-change-frame"):
+            event = "".join(word.capitalize() if i else word for i, word in enumerate(name.split("-")))
+            self.watcher.connect(name, lambda _, update, event: say("%s %s" % (event, update.props.keyboard_name)),
+                                 event)
 
-    def call(self, method, arguments, reply_type, done):
-        # Flags NONE: the bus may start the service for this call (D-Bus activation).
-        self.bus.call(
-            SERVICE, SERVICE_PATH, SERVICE_INTERFACE, method, arguments, reply_type, Gio.DBusCallFlags.NONE, 25000,
-            None, self.answered, done)
-
-    def answered(self, bus, result, done):
-        try:
-            reply = bus.call_finish(result)
-        except GLib.Error as error:
-            say("kbwatch service: %s" % error.message)
-            self.failed = True
-            Gtk.main_quit()
-            return
-        done(reply)
-
-    def subscribe(self):
-        self.call("Subscribe", GLib.Variant("(a{sv})", (self.options,)), None, self.subscribed)
-        return False  # also a one-shot timeout
-
-    def subscribed(self, reply):
-        say("subscribed")
-        self.call("GetState", None, GLib.VariantType("(a{sv})"), self.state)
-
-    def state(self, reply):
-        # Unknown values are missing keys: no frame, no output.
-        state = reply.unpack()[0]
-        self.keyboards = {}
-        for entry in state["keyboards"]:
-            keyboard = entry["keyboard"]
-            say("visible %s" % keyboard["name"])
-            if keyboard["kind"] == "keyboard" and "frame" in entry:
-                self.keyboards[keyboard["id"]] = clipped(entry["frame"], entry.get("output", {}).get("frame"))
+    def moved(self, watcher, _):
+        frame = watcher.props.keyboard_rectangle
+        up = watcher.props.visible and frame.width > 0
+        self.keyboards = {"keyboard": clipped((frame.x, frame.y, frame.width, frame.height), None)} if up else {}
         self.changed()
-
-    def signalled(self, bus, sender, path, interface, member, parameters):
-        if parameters.get_type_string() != "(a{sv})":
-            return
-        update = parameters.unpack()[0]
-        self.handle(
-            update["event"], update["keyboard"], update["visible"], update.get("end_frame"),
-            update.get("output", {}).get("frame"))
-
-    def owner_changed(self, bus, sender, path, interface, member, parameters):
-        name, old_owner, new_owner = parameters.unpack()
-        if not old_owner:
-            return  # started (by this feed's call, or by another client)
-        say("service gone")
-        self.keyboards = {}
-        self.changed()
-        GLib.timeout_add_seconds(1, self.subscribe)
-
-    def closed(self, bus, remote_peer_vanished, error):
-        say("session bus closed")
-        Gtk.main_quit()
-
-    def stop(self):
-        if self.bus.is_closed():
-            return
-        try:
-            # Leaving is polite, never a reason to start the service.
-            self.bus.call_sync(
-                SERVICE, SERVICE_PATH, SERVICE_INTERFACE, "Unsubscribe", None, None,
-                Gio.DBusCallFlags.NO_AUTO_START, 1000, None)
-        except GLib.Error:
-            pass  # not running: nothing to leave
 
 
 class BarWindow(Gtk.Window):
@@ -334,9 +262,7 @@ def main():
     window.show_all()
     say("window 0x%x" % window.get_window().get_xid())
     if arguments.service:
-        # The bar's own window counts as the app's when the service judges `local`.
-        options = {"window_ids": GLib.Variant("at", [window.get_window().get_xid()])}
-        window.feed = ServiceFeed(options, window.relayout)
+        window.feed = ServiceFeed(window.get_window().get_xid(), window.relayout)
     else:
         window.feed = KeyboardFeed([arguments.kbwatch, "--json"] + arguments.kbwatch_arguments, window.relayout)
     for number in (signal.SIGINT, signal.SIGTERM):

@@ -4,7 +4,8 @@ import TestSupport
 import Testing
 
 /// The non-Swift example (`Examples/python/kbbar.py`, GTK 3), run headless against a real
-/// keyboard, reading `kbwatch --json` or, with `--service`, the session service through GDBus: its
+/// keyboard, reading `kbwatch --json` or, with `--service`, the session service through
+/// libkeyboard-adapter (the build `KeyboardAdapterLibrary` makes, through `GI_TYPELIB_PATH`): its
 /// bar must end exactly on the keyboard's top edge as `xwininfo -id` reports it, follow a move, and
 /// return to the window's bottom when the keyboard hides (see `ExampleBar`).
 @Suite("Python example: kbbar")
@@ -38,17 +39,18 @@ struct PythonExampleTests {
     }
 
     @Test(
-        "--service: GDBus starts the session service, the bar follows xvkbd, survives the service's death, and the service ends once kbbar has"
+        "--service: libkeyboard-adapter starts the session service, the bar follows xvkbd, survives the service's death, and the service ends once kbbar has"
     )
     func service() throws {
         guard try Programs.ready(["Xvfb", "xdotool", "xwininfo", "xvkbd", "dbus-daemon", "dbus-send"]),
-            try Self.pythonReady()
+            try Self.pythonReady(), try KeyboardAdapterLibrary.ready()
         else { return }
         let world = try ExampleBar.ServiceWorld()
         defer { world.stop() }
         try ExampleBar.followsKeyboardThroughService(in: world) {
             try world.session.start(
-                "/usr/bin/python3", [Self.script, "--service"] + ExampleBar.window, environment: world.environment)
+                "/usr/bin/python3", [Self.script, "--service"] + ExampleBar.window,
+                environment: world.environment.merging(KeyboardAdapterLibrary.environment) { $1 })
         }
     }
 }

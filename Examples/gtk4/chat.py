@@ -14,7 +14,7 @@ the keyboard's height, the keyboard is asked to hide, released earlier, the bar 
     python3 Examples/gtk4/chat.py [--size WxH]
 
 It prints `subscribed` and `service gone` as the service comes and goes, `willShow NAME` (and the
-other events) as they come, `visible NAME` for a keyboard up when it subscribed, `window 0x...` or
+other events) as they come (those up already too, once subscribed), `window 0x...` or
 `window wayland`, `content X,Y WxH` (its content on the screen) when that changes, `dismissal: hide`
 or `dismissal: back`, and after each relayout `bar bottom Y inset N` (the bar's bottom edge on the
 screen, the inset under it). Needs python3-gi, gir1.2-adw-1 and libkeyboard-adapter's typelibs.
@@ -99,7 +99,6 @@ class ChatWindow(Adw.ApplicationWindow):
         self.watcher.connect("notify::keyboard-rectangle", self.relayout)
         self.watcher.connect("notify::service-available", self.available)
         self.watcher.connect("progress", self.progress)
-        self.names = {}  # keyboard id -> name, to say which keyboard is up when subscribed
         for name, printed in EVENTS.items():
             self.watcher.connect(name, self.event, printed)
         self.connect("realize", lambda *_: self.get_frame_clock().connect("after-paint", self.painted))
@@ -115,19 +114,11 @@ class ChatWindow(Adw.ApplicationWindow):
             self.entry.set_text("")
 
     def available(self, watcher, _):
-        if not watcher.props.service_available:
-            say("service gone")
-            self.names.clear()
-            return
-        say("subscribed")
-        if watcher.props.visible:
-            say("visible %s" % ", ".join(self.names.values()))
+        # Gone, it forgets the keyboards (the bar drops back); subscribed again, it hears of those up.
+        say("subscribed" if watcher.props.service_available else "service gone")
 
     def event(self, watcher, update, printed):
         say("%s %s" % (printed, update.props.keyboard_name))
-        self.names[update.props.keyboard_id] = update.props.keyboard_name
-        if not update.props.visible and printed.startswith("did"):
-            self.names.pop(update.props.keyboard_id, None)
         # A slide: the bar stays where it is until progress frames move it (the did event ends it).
         slides = printed.startswith("will") and update.props.animation_duration > 0
         self.slide = update.props.begin_frame if slides else None

@@ -95,7 +95,7 @@ class ChatWindow(Adw.ApplicationWindow):
 
         self.watcher = KeyboardAdapter.Watcher(progress_frames=True)
         self.coverage = KeyboardAdapterGtk4.Coverage.new(self.watcher, self)
-        self.coverage.connect("notify::bottom-inset", self.relayout)
+        self.coverage.connect("notify::bottom-inset", self.measured)
         self.watcher.connect("notify::keyboard-rectangle", self.relayout)
         self.watcher.connect("notify::service-available", self.available)
         self.watcher.connect("progress", self.progress)
@@ -119,9 +119,15 @@ class ChatWindow(Adw.ApplicationWindow):
 
     def event(self, watcher, update, printed):
         say("%s %s" % (printed, update.props.keyboard_name))
-        # A slide: the bar stays where it is until progress frames move it (the did event ends it).
-        slides = printed.startswith("will") and update.props.animation_duration > 0
-        self.slide = update.props.begin_frame if slides else None
+        if printed.startswith("will") and update.props.animation_duration > 0:
+            self.slide = update.props.begin_frame  # the bar stays until progress frames move it
+        elif self.slide is not None:
+            self.slide = update.props.end_frame  # until the companion has measured it (when idle)
+        self.relayout()
+
+    def measured(self, *_):
+        if not self.watcher.props.animating:
+            self.slide = None
         self.relayout()
 
     def progress(self, watcher, frame):

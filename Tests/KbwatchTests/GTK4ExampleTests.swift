@@ -135,6 +135,51 @@ struct GTK4ExampleTests {
         #expect(app.waitForExit(timeout: 10) == 0, "the app ends cleanly on SIGTERM")
     }
 
+    @Test(
+        "X11: xvkbd moved up in steps the service reports as one slide: the bar follows its progress frames on screen and rests on its end, never a step back"
+    )
+    func slide() throws {
+        guard try Programs.ready(["Xvfb", "xdotool", "xwininfo", "xvkbd", "dbus-daemon"]), try Self.ready()
+        else { return }
+        let world = try ExampleBar.ServiceWorld()
+        defer { world.stop() }
+        let app = try world.session.start(
+            "/usr/bin/python3", [Self.script, "--size", "800x600"],
+            environment: world.environment.merging(Self.environment) { $1 })
+        defer { print("chat on \(world.session.display) said:\n\(app.log)") }
+        try Wait.require("the app to subscribe; it said:\n\(app.log)", timeout: 30) {
+            ExampleBar.said(app, "subscribed") || !app.isRunning
+        }
+        let content = try Self.content(app)
+        let pixels = try ExamplePixels.x11(display: world.session.display, column: content.maxX - 100)
+        try world.session.start("xvkbd", ["-geometry", "1280x200+0+500"])
+        var keyboard: UInt = 0
+        try Wait.require("xvkbd's window", timeout: 15) {
+            let found = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
+            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
+            return keyboard != 0
+        }
+        try ExampleBar.expectBar(app, at: 500, "xvkbd shown", pixels: pixels)
+        try Wait.require("didShow xvkbd; the app said:\n\(app.log)", timeout: 10) {
+            ExampleBar.said(app, "didShow xvkbd")
+        }
+        let mark = ExampleBar.barBottoms(app.log).count
+        // Steps closer together than the service's settle interval: one move, its frames between.
+        let driver = try XTestClient.connect(world.session.display)
+        for y in stride(from: 480, through: 340, by: -20) {
+            driver.configure(Window(keyboard), x: 0, y: y)
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try ExampleBar.expectBar(app, at: 340, "xvkbd moved up in steps", pixels: pixels)
+        Thread.sleep(forTimeInterval: 1)
+        let slid = Array(ExampleBar.barBottoms(app.log).dropFirst(mark))
+        #expect(ExampleBar.said(app, "willChangeFrame xvkbd") && ExampleBar.said(app, "didChangeFrame xvkbd"))
+        #expect(slid.count > 2, "the bar followed the steps, not only the end: \(slid)")
+        #expect(zip(slid, slid.dropFirst()).allSatisfy { $0 > $1 }, "only upwards: \(slid)")
+        #expect(slid.last == 340, "\(slid)")
+    }
+
     /// Presses at (`column`, `start`), moves down in 10-px steps to `target` and releases. Above
     /// the keyboard's edge (`edge`) the bar must stay on it; below, its bottom edge must be within
     /// 3 px of the pointer on screen.

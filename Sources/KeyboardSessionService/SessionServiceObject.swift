@@ -44,6 +44,15 @@ final class SessionServiceObject {
         /// When it last called (a count of calls), for forgetting the one unused longest.
         var used: Int
     }
+    /// When the service first heard from each connection that called it (its first call's
+    /// arrival), for telling the process that made a connection from a later one given its pid
+    /// (see ``SessionCaller/init(credentials:heard:)``); the oldest forgotten beyond
+    /// ``maximumHeard``, and a connection forgotten is heard again at its next call (later,
+    /// which proves less but nothing false).
+    private var heard: [String: BootTime] = [:]
+    private var heardOrder: [String] = []
+    /// The most connections whose first call's time is kept.
+    static let maximumHeard = 4096
     /// How many connections are being identified now.
     private var identifying = 0
     private var calls = 0
@@ -152,6 +161,7 @@ final class SessionServiceObject {
 
     private func received(_ call: BusMessage) -> Bool {
         calls += 1
+        if let sender = call.sender { hear(sender) }
         let (interface, member) = call.member
         switch (interface ?? "", member ?? "") {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
@@ -169,6 +179,16 @@ final class SessionServiceObject {
         }
         pump.needsProcessing()
         return true
+    }
+
+    /// Notes when the service first heard from `sender`.
+    private func hear(_ sender: String) {
+        guard heard[sender] == nil else { return }
+        if heardOrder.count >= Self.maximumHeard {
+            heard[heardOrder.removeFirst()] = nil
+        }
+        heard[sender] = BootTime.now()
+        heardOrder.append(sender)
     }
 
     private func refuse(_ call: BusMessage, _ name: String, _ message: String) {
@@ -273,12 +293,13 @@ final class SessionServiceObject {
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
         let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
+        let firstHeard = heard[sender] ?? BootTime.now()
         peers[sender] = Peer(caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls)
         identifying += 1
         let asked = try? connection.callAsync(
             .busDriver("GetConnectionCredentials", [.string(sender)]), timeout: 5
         ) { [unowned self] reply in
-            identified(sender, Self.caller(from: reply))
+            identified(sender, Self.caller(from: reply, heard: firstHeard))
             pump.needsProcessing()
         }
         if let asked {
@@ -328,7 +349,7 @@ final class SessionServiceObject {
         if let unused { peers[unused.key] = nil }
     }
 
-    private static func caller(from reply: BusMessage) -> SessionCaller? {
+    private static func caller(from reply: BusMessage, heard: BootTime) -> SessionCaller? {
         guard reply.error == nil, reply.hasSignature("a{sv}"),
             case .dictionary(let entries) = try? reply.readValue(limits: BusMessage.ReadLimits(values: 1024))
         else { return nil }
@@ -336,7 +357,7 @@ final class SessionServiceObject {
         for key in ["UnixUserID", "ProcessID"] {
             if case .integer(let number) = entries[key] { numbers[key] = number }
         }
-        return SessionCaller(credentials: numbers)
+        return SessionCaller(credentials: numbers, heard: heard)
     }
 
     /// Sends subscriber `name` its verdicts for the shows of the keyboards up now, in the order
@@ -404,6 +425,7 @@ final class SessionServiceObject {
     /// identified go.
     private func forget(_ name: String) {
         if let peer = peers.removeValue(forKey: name), peer.caller == nil { identifying -= 1 }
+        if heard.removeValue(forKey: name) != nil { heardOrder.removeAll { $0 == name } }
         guard subscribers.remove(name) != nil else { return }
         armIdle()
     }

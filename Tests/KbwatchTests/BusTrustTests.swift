@@ -291,6 +291,141 @@ struct BusTrustTests {
         #expect(service.log.contains("trusted with nothing"), "\(service.log)")
     }
 
+    /// ``namingApp`` on a connection made by a process whose pid is then taken by another, on the
+    /// bus at `argv[1]`, as `argv[4]` says: `live`, no reuse (a control: the connecting process
+    /// itself calls, GetState then Subscribe); `after`, the connecting process (a child of this
+    /// one's) leaves the connection to its own child and exits, is reaped here, the connection
+    /// calls GetState, then a new process outside any sandbox is made with its pid (the kernel's
+    /// `ns_last_pid` set just below it, as root), then it subscribes; `before`, the same with the
+    /// pid taken before the connection's first call. Prints `reused PID BY` (BY the new
+    /// process's pid, equal to PID when the reuse was made) and `orphan PID`.
+    static let reusedPidApp = #"""
+        import os
+        import socket
+        import sys
+        import time
+
+        mode = sys.argv[4]
+
+        def take(pid):
+            for _ in range(100):
+                with open("/proc/sys/kernel/ns_last_pid", "w") as last:
+                    last.write(str(pid - 1))
+                child = os.fork()
+                if child == 0:
+                    os.execv("/bin/sleep", ["sleep", "600"])
+                if child == pid:
+                    return child
+                os.kill(child, 9)
+                os.waitpid(child, 0)
+            return 0
+
+        if mode == "live":
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(sys.argv[1][len("unix:path="):])
+            connecting = os.getpid()
+        else:
+            ready, told = os.pipe()
+            connecting = os.fork()
+            if connecting == 0:
+                connecting = os.getpid()
+                connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                connection.connect(sys.argv[1][len("unix:path="):])
+                if os.fork() != 0:
+                    os._exit(0)
+                os.close(told)
+                os.read(ready, 1)
+            else:
+                try:
+                    os.waitpid(connecting, 0)
+                except ChildProcessError:
+                    pass
+                while os.path.exists(f"/proc/{connecting}"):
+                    time.sleep(0.01)
+                os.write(told, b"x")
+                time.sleep(600)
+                os._exit(0)
+        print("orphan", os.getpid(), flush=True)
+        from gi.repository import Gio, GLib
+        stream = Gio.Socket.new_from_fd(connection.detach()).connection_factory_create_connection()
+        bus = Gio.DBusConnection.new_sync(
+            stream, None, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+        by = connecting if mode == "live" else 0
+        if mode == "before":
+            by = take(connecting)
+            time.sleep(0.05)
+        bus.call_sync("org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2",
+                      "GetState", None, None, Gio.DBusCallFlags.NONE, 25000, None)
+        time.sleep(0.05)
+        if mode == "after":
+            by = take(connecting)
+        print("reused", connecting, by, flush=True)
+        \#(namingAppBody)
+        """#
+
+    @Test(
+        "a connection whose process ended and whose pid a later process took (real pid reuse through ns_last_pid): trusted with nothing when the new process started after the connection's first call; the connecting process itself as a control"
+    )
+    func reusedPid() throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "/bin/sleep"]) else { return }
+        guard access("/proc/sys/kernel/ns_last_pid", W_OK) == 0 else {
+            print("skipped: /proc/sys/kernel/ns_last_pid is not writable (the test makes pid reuse as root)")
+            return
+        }
+        let world = try SessionServiceTests.World(idleExit: "30")
+        defer { world.stop() }
+        let env = world.environment
+        let directory = world.session.directory
+        let service = try Kbwatch.start(["--serve", "--stay"], environment: env)
+        defer { service.stop() }
+        try world.bus.waitForName("org.keyboardadapter.Watcher")
+        let script = directory + "/reused-pid-app.py"
+        try Self.reusedPidApp.write(toFile: script, atomically: true, encoding: .utf8)
+        let mineWindow = try #require(world.mineWindow)
+        var pids: [Int32] = []
+        defer { for pid in pids { kill(pid, SIGKILL) } }
+
+        func app(_ mode: String) throws -> ChildProcess {
+            let process = try world.session.start(
+                "/usr/bin/python3",
+                [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
+            let answered = Wait.until(timeout: 20) {
+                process.log.contains("subscribed") || process.log.contains("refused")
+            }
+            try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
+            let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
+            let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
+            if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
+                pids += [by, orphan]
+            }
+            #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
+            return process
+        }
+        let live = try app("live")
+        defer { live.stop() }
+        let after = try app("after")
+        defer { after.stop() }
+        let before = try app("before")
+        defer { before.stop() }
+
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        // The connecting process itself names the focused window's process: it counts. A process
+        // that took the pid after the connection's first call is not the one that made it. One
+        // that took it before the first call is not told from it (what the service cannot see).
+        for (name, process, local) in [("live", live, true), ("after", after, false), ("before", before, true)] {
+            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
+            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
+            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
+            #expect(process.log.contains("didShow True") == local, "\(name): \(process.log)")
+        }
+        #expect(service.isRunning, "\(service.log)")
+        print("the service's log:", service.log)
+        #expect(service.log.contains("started after its connection's first call"), "\(service.log)")
+        #expect(service.log.components(separatedBy: "trusted with nothing").count == 2, "\(service.log)")
+    }
+
     @Test(
         "a FIFO at /.flatpak-info, of a subscriber and of the focused window's process: the service answers another client at once"
     )

@@ -30,16 +30,25 @@ struct SessionCaller: Sendable, Hashable {
         }
     }
 
-    /// The caller's identity from a `GetConnectionCredentials` reply's values, its sandbox read
-    /// at once; nil when the bus does not tell both the user and the process. `heard` is a time
-    /// at which the connection was known to exist (the service had a call of it): the process
-    /// that made the connection started before it, so a process with its pid that started later
-    /// is another one (see ``Sandbox/identity(ofProcess:startedBefore:)``).
-    init?(credentials: [String: Int64], heard: BootTime) {
-        guard let uid = credentials["UnixUserID"], let uid = UInt32(exactly: uid),
-            let pid = credentials["ProcessID"], let pid = Int32(exactly: pid), pid > 0
-        else { return nil }
-        self.init(uid: uid, pid: pid, sandbox: Sandbox.identity(ofProcess: pid, startedBefore: heard))
+    /// The caller's identity from a `GetConnectionCredentials` reply, its sandbox read at once;
+    /// nil when the bus does not tell both the user and the process. Where the bus handed the
+    /// process that made the connection over (`ProcessFD`), that process is the one read, and
+    /// one that has ended is unknown (its pid 0 when the bus no longer gives one). Else `heard` is a time at which the connection was known
+    /// to exist (the service had a call of it): the process that made the connection started
+    /// before it, so a process with its pid that started later is another one (see
+    /// ``Sandbox/identity(ofProcess:startedBefore:pinned:)``).
+    init?(credentials: BusCredentials, heard: BootTime) {
+        guard let uid = credentials.uid else { return nil }
+        if let failure = credentials.processFailure {
+            let reason =
+                "the bus's ProcessFD holds no process of its pid (\(failure)): the process that made its connection ended"
+            self.init(uid: uid, pid: credentials.pid ?? 0, sandbox: .unknown(reason))
+            return
+        }
+        guard let pid = credentials.pid else { return nil }
+        self.init(
+            uid: uid, pid: pid,
+            sandbox: Sandbox.identity(ofProcess: pid, startedBefore: heard, pinned: credentials.process))
     }
 
     init(uid: UInt32, pid: Int32, sandbox: SandboxIdentity) {
@@ -91,11 +100,14 @@ enum Sandbox {
     /// pinned must have started no later than that time (its start time, field 22 of
     /// `/proc/PID/stat`, in the kernel's clock ticks since boot): one that started later did not
     /// make the connection, its pid was reused after the connecting process ended. Such a
-    /// process's sandbox is unknown, whatever it is.
-    static func identity(ofProcess pid: Int32, startedBefore heard: BootTime? = nil) -> SandboxIdentity {
+    /// process's sandbox is unknown, whatever it is. `pinned`, when given, is the process already
+    /// pinned (by the bus's `ProcessFD`), read in place of the one that has `pid` now.
+    static func identity(
+        ofProcess pid: Int32, startedBefore heard: BootTime? = nil, pinned: PinnedProcess? = nil
+    ) -> SandboxIdentity {
         let process: PinnedProcess
         do throws(BusFailure) {
-            process = try PinnedProcess(pid)
+            if let pinned { process = pinned } else { process = try PinnedProcess(pid) }
         } catch {
             return .unknown("its process cannot be pinned (\(error))")
         }

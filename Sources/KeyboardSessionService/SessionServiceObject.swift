@@ -13,6 +13,10 @@ import SystemdBus
 /// signals. Used on the loop's thread only.
 final class SessionServiceObject {
     private let pump: BusPump
+    /// The connection that asks the bus who callers are when the bus hands out their processes
+    /// (`ProcessFD`, which only a connection that takes descriptors receives); nil when it does
+    /// not, or once that connection broke: the service's own connection asks then.
+    private var identityPump: BusPump?
     private var connection: BusConnection { pump.connection }
     private let manager: KeyboardManager
     private let configuration: SessionServiceConfiguration
@@ -70,10 +74,11 @@ final class SessionServiceObject {
     var onIdle: (() -> Void)?
 
     init(
-        connection: BusConnection, context: LoopContext, manager: KeyboardManager,
+        connection: BusConnection, identity: BusConnection? = nil, context: LoopContext, manager: KeyboardManager,
         configuration: SessionServiceConfiguration
     ) throws(BusFailure) {
         pump = BusPump(connection, context: context)
+        identityPump = identity.map { BusPump($0, context: context) }
         self.manager = manager
         self.configuration = configuration
         loop = context.runLoop!
@@ -81,6 +86,7 @@ final class SessionServiceObject {
         slot = try connection.addObject(SessionServiceNames.objectPath) { [unowned self] call in self.received(call) }
         pump.onTimer = { [unowned self] in self.idleCheck() }
         pump.onBroken = { [unowned self] _ in self.onIdle?() }
+        identityPump?.onBroken = { [unowned self] reason in self.identityBroken(reason) }
         armIdle()
     }
 
@@ -296,12 +302,13 @@ final class SessionServiceObject {
         let firstHeard = heard[sender] ?? BootTime.now()
         peers[sender] = Peer(caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls)
         identifying += 1
-        let asked = try? connection.callAsync(
+        let asked = try? (identityPump?.connection ?? connection).callAsync(
             .busDriver("GetConnectionCredentials", [.string(sender)]), timeout: 5
         ) { [unowned self] reply in
             identified(sender, Self.caller(from: reply, heard: firstHeard))
             pump.needsProcessing()
         }
+        identityPump?.needsProcessing()
         if let asked {
             peers[sender]?.query = asked
         } else {
@@ -329,6 +336,17 @@ final class SessionServiceObject {
         for (call, next) in held { next(call, caller) }
     }
 
+    /// The connection asking who callers are broke: the service's own asks from now on, and the
+    /// callers it was asking about are refused (their answers will not come).
+    private func identityBroken(_ reason: String) {
+        identityPump = nil
+        configuration.log("the connection asking the bus who callers are broke (\(reason)); the service's own asks now")
+        for (name, peer) in peers where peer.caller == nil {
+            peers[name]?.query = nil
+            identified(name, nil)
+        }
+    }
+
     /// Says in the log that a caller is trusted with nothing (the first 64 callers, then one in
     /// 1 000: a client opening connection after connection cannot flood the log).
     private func distrust(_ sender: String, _ caller: SessionCaller, _ reason: String) {
@@ -350,14 +368,7 @@ final class SessionServiceObject {
     }
 
     private static func caller(from reply: BusMessage, heard: BootTime) -> SessionCaller? {
-        guard reply.error == nil, reply.hasSignature("a{sv}"),
-            case .dictionary(let entries) = try? reply.readValue(limits: BusMessage.ReadLimits(values: 1024))
-        else { return nil }
-        var numbers: [String: Int64] = [:]
-        for key in ["UnixUserID", "ProcessID"] {
-            if case .integer(let number) = entries[key] { numbers[key] = number }
-        }
-        return SessionCaller(credentials: numbers, heard: heard)
+        reply.credentials().flatMap { SessionCaller(credentials: $0, heard: heard) }
     }
 
     /// Sends subscriber `name` its verdicts for the shows of the keyboards up now, in the order
@@ -503,6 +514,8 @@ final class SessionServiceObject {
     /// Leaves the bus: the object, the subscriptions, the requests still waiting. Idempotent.
     func close() {
         slot = nil
+        identityPump?.close()
+        identityPump = nil
         peers.removeAll()
         identifying = 0
         waiting.removeAll()

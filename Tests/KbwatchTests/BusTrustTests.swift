@@ -426,6 +426,146 @@ struct BusTrustTests {
         #expect(service.log.components(separatedBy: "trusted with nothing").count == 2, "\(service.log)")
     }
 
+    /// Python with GDBus: from `argv[2]` connections to the bus at `argv[1]`, calls to `argv[3]`
+    /// (any path and method) each carrying `argv[4]` descriptors, each connection keeping 64
+    /// unanswered, for `argv[5]` seconds; prints `sent N`, then `ERROR-NAME N` or `ok N` per outcome.
+    static let descriptorFloodTo = #"""
+        import os
+        import sys
+        import time
+        from gi.repository import Gio, GLib
+
+        address, connections, destination, descriptors, seconds = (
+            sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+        null = os.open("/dev/null", os.O_RDONLY)
+        outcomes, state = {}, {"sent": 0, "answered": 0}
+        loop = GLib.MainLoop()
+        end = time.monotonic() + seconds
+
+        def send(bus):
+            if time.monotonic() >= end:
+                if state["answered"] == state["sent"]:
+                    loop.quit()
+                return
+            state["sent"] += 1
+            fds = Gio.UnixFDList.new_from_array([os.dup(null) for _ in range(descriptors)])
+            bus.call_with_unix_fd_list(destination, "/", "org.example.Flood", "Take", None, None,
+                                       Gio.DBusCallFlags.NONE, 25000, fds, None, done, bus)
+
+        def done(bus, result, _):
+            state["answered"] += 1
+            try:
+                bus.call_with_unix_fd_list_finish(result)
+                key = "ok"
+            except GLib.Error as error:
+                key = Gio.DBusError.get_remote_error(error) or error.message
+            outcomes[key] = outcomes.get(key, 0) + 1
+            send(bus)
+
+        buses = [Gio.DBusConnection.new_for_address_sync(
+            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None) for _ in range(connections)]
+        for bus in buses:
+            for _ in range(64):
+                send(bus)
+        GLib.timeout_add(int(seconds * 1000) + 30000, loop.quit)
+        loop.run()
+        print("sent", state["sent"], flush=True)
+        for key, count in sorted(outcomes.items()):
+            print(key, count, flush=True)
+        """#
+
+    @Test(
+        "on Debian 13's dbus-daemon the service pins a caller by the bus's ProcessFD: a pid taken before or after the connection's first call is told apart; a flood of calls carrying descriptors to the connection that takes them, under a limit of 1 024 open files, leaves it working"
+    )
+    func reusedPidProcessFD() throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "/bin/sleep", "prlimit"]),
+            try Userland.ready(.debian13, ["dbus-daemon"])
+        else { return }
+        guard access("/proc/sys/kernel/ns_last_pid", W_OK) == 0 else {
+            print("skipped: /proc/sys/kernel/ns_last_pid is not writable (the test makes pid reuse as root)")
+            return
+        }
+        let world = try SessionServiceTests.World(idleExit: "30", stack: .debian13)
+        defer { world.stop() }
+        let env = world.environment
+        let directory = world.session.directory
+        let service = try world.session.start(
+            "prlimit", ["--nofile=1024:1024", Kbwatch.path, "--serve", "--stay"], environment: env)
+        defer { service.stop() }
+        try world.bus.waitForName("org.keyboardadapter.Watcher")
+        let script = directory + "/reused-pid-app.py"
+        try Self.reusedPidApp.write(toFile: script, atomically: true, encoding: .utf8)
+        let mineWindow = try #require(world.mineWindow)
+        var pids: [Int32] = []
+        defer { for pid in pids { kill(pid, SIGKILL) } }
+
+        // The service's connections besides the one owning its name (the one asking who callers
+        // are among them): calls carrying 16 descriptors each to each, from 4 connections for 10 s.
+        let owner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
+        let names = try world.bus.uniqueNames(of: service.pid).filter { $0 != owner }
+        print("the service's other connections:", names)
+        #expect(!names.isEmpty)
+        let floodScript = directory + "/descriptor-flood.py"
+        try Self.descriptorFloodTo.write(toFile: floodScript, atomically: true, encoding: .utf8)
+        let floods = try names.map { name in
+            try world.session.start("/usr/bin/python3", [floodScript, world.bus.address, "4", name, "16", "10"])
+        }
+        defer { for flood in floods { flood.stop() } }
+        Thread.sleep(forTimeInterval: 2)
+        let during = Date()
+        let state = try Kbwatch.run(["--from-service", "--state", "--json"], environment: env, timeout: 30)
+        print("--state during the flood:", Date().timeIntervalSince(during), "s, status", state.status)
+        #expect(state.status == 1, "\(state.stderr)")
+        for (name, flood) in zip(names, floods) {
+            try Wait.require("the flood to end", timeout: 60) { flood.log.contains("sent") }
+            print("the flood to \(name):", flood.log.split(separator: "\n").joined(separator: " | "))
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(service.isRunning, "\(service.log)")
+        #expect(!service.log.contains("broke"), "\(service.log)")
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service.pid)/fd"))?.count
+        print("the service's open descriptors after the flood:", descriptors ?? -1)
+
+        func app(_ mode: String) throws -> ChildProcess {
+            let process = try world.session.start(
+                "/usr/bin/python3",
+                [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
+            let answered = Wait.until(timeout: 20) {
+                process.log.contains("subscribed") || process.log.contains("refused")
+            }
+            try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
+            let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
+            let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
+            if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
+                pids += [by, orphan]
+            }
+            #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
+            return process
+        }
+        let live = try app("live")
+        defer { live.stop() }
+        let after = try app("after")
+        defer { after.stop() }
+        let before = try app("before")
+        defer { before.stop() }
+
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        // The bus's ProcessFD holds the process that connected: once it has ended, whoever has its
+        // pid, the caller is trusted with nothing.
+        for (name, process, local) in [("live", live, true), ("after", after, false), ("before", before, false)] {
+            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
+            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
+            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
+            #expect(process.log.contains("didShow True") == local, "\(name): \(process.log)")
+        }
+        #expect(service.isRunning, "\(service.log)")
+        print("the service's log:", service.log)
+        #expect(
+            service.log.components(separatedBy: "the bus's ProcessFD holds no process").count == 3, "\(service.log)")
+    }
+
     @Test(
         "a FIFO at /.flatpak-info, of a subscriber and of the focused window's process: the service answers another client at once"
     )

@@ -10,8 +10,12 @@ public final class SessionBus: @unchecked Sendable {
 
     /// Starts `dbus-daemon --session` listening in `directory`, and waits for its socket. With
     /// `serviceDirectory`, the bus activates the services described there (before the standard
-    /// ones), so that a test can tell whether something asked for a service to be started.
-    public init(directory: String, home: String, serviceDirectory: String? = nil, timeout: Double = 10) throws {
+    /// ones), so that a test can tell whether something asked for a service to be started. With a
+    /// `stack` other than Debian 12, the daemon is that userland's (bubblewrap, the host's pids).
+    public init(
+        directory: String, home: String, serviceDirectory: String? = nil, timeout: Double = 10,
+        stack: Stack = .debian12
+    ) throws {
         let socket = directory + "/bus"
         address = "unix:path=" + socket
         var arguments = ["--session", "--address=\(address)", "--nofork"]
@@ -28,8 +32,13 @@ public final class SessionBus: @unchecked Sendable {
             try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)
             arguments = ["--config-file=\(config)", "--nofork"]
         }
+        let (program, programArguments) =
+            stack.suite == nil
+            ? ("dbus-daemon", arguments)
+            : try Userland.command(
+                ["/usr/bin/dbus-daemon"] + arguments, on: stack, as: (getuid(), getgid()), accounts: directory)
         process = try ChildProcess(
-            "dbus-daemon", arguments,
+            program, programArguments,
             environment: ["HOME": home, "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
             directory: directory)
         let daemon = process

@@ -427,7 +427,7 @@ struct BusTrustTests {
     }
 
     /// Python with GDBus: from `argv[2]` connections to the bus at `argv[1]`, calls to `argv[3]`
-    /// (any path and method) each carrying `argv[4]` descriptors, each connection keeping 64
+    /// (any path and method) each carrying `argv[4]` descriptors, each connection keeping `argv[6]`
     /// unanswered, for `argv[5]` seconds; prints `sent N`, then `ERROR-NAME N` or `ok N` per outcome.
     static let descriptorFloodTo = #"""
         import os
@@ -435,8 +435,8 @@ struct BusTrustTests {
         import time
         from gi.repository import Gio, GLib
 
-        address, connections, destination, descriptors, seconds = (
-            sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
+        address, connections, destination, descriptors, seconds, outstanding = (
+            sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
         null = os.open("/dev/null", os.O_RDONLY)
         outcomes, state = {}, {"sent": 0, "answered": 0}
         loop = GLib.MainLoop()
@@ -466,7 +466,7 @@ struct BusTrustTests {
             address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
             None, None) for _ in range(connections)]
         for bus in buses:
-            for _ in range(64):
+            for _ in range(outstanding):
                 send(bus)
         GLib.timeout_add(int(seconds * 1000) + 30000, loop.quit)
         loop.run()
@@ -501,15 +501,22 @@ struct BusTrustTests {
         defer { for pid in pids { kill(pid, SIGKILL) } }
 
         // The service's connections besides the one owning its name (the one asking who callers
-        // are among them): calls carrying 16 descriptors each to each, from 4 connections for 10 s.
+        // are among them): calls carrying 16 descriptors each to each, from 4 connections keeping
+        // 64 unanswered each, and calls carrying 64 from 2 keeping 4 each (more than the bus takes
+        // in one message: it closes their connection), for 10 s.
         let owner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
         let names = try world.bus.uniqueNames(of: service.pid).filter { $0 != owner }
         print("the service's other connections:", names)
         #expect(!names.isEmpty)
         let floodScript = directory + "/descriptor-flood.py"
         try Self.descriptorFloodTo.write(toFile: floodScript, atomically: true, encoding: .utf8)
-        let floods = try names.map { name in
-            try world.session.start("/usr/bin/python3", [floodScript, world.bus.address, "4", name, "16", "10"])
+        let floods = try names.flatMap { name in
+            [
+                try world.session.start(
+                    "/usr/bin/python3", [floodScript, world.bus.address, "4", name, "16", "10", "64"]),
+                try world.session.start(
+                    "/usr/bin/python3", [floodScript, world.bus.address, "2", name, "64", "10", "4"]),
+            ]
         }
         defer { for flood in floods { flood.stop() } }
         Thread.sleep(forTimeInterval: 2)
@@ -517,11 +524,13 @@ struct BusTrustTests {
         let state = try Kbwatch.run(["--from-service", "--state", "--json"], environment: env, timeout: 30)
         print("--state during the flood:", Date().timeIntervalSince(during), "s, status", state.status)
         #expect(state.status == 1, "\(state.stderr)")
-        for (name, flood) in zip(names, floods) {
+        for (name, flood) in zip(names.flatMap { [$0 + " (16 each)", $0 + " (64 each)"] }, floods) {
             try Wait.require("the flood to end", timeout: 60) { flood.log.contains("sent") }
             print("the flood to \(name):", flood.log.split(separator: "\n").joined(separator: " | "))
         }
         Thread.sleep(forTimeInterval: 0.5)
+        // The connection that takes descriptors got them, and answered.
+        #expect(floods.contains { $0.log.contains("org.freedesktop.DBus.Error.UnknownObject") })
         #expect(service.isRunning, "\(service.log)")
         #expect(!service.log.contains("broke"), "\(service.log)")
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service.pid)/fd"))?.count

@@ -116,8 +116,8 @@ enum Sandbox {
             case .failure(let reason): return .unknown(reason.description)
             case .success(let ticks) where ticks > heard.ticks:
                 return .unknown(
-                    "the process with its pid started after its connection's first call (tick \(ticks) > \(heard.ticks)): "
-                        + "the pid was reused")
+                    "the process with its pid started after the service first heard of its connection "
+                        + "(tick \(ticks) > \(heard.ticks)): the pid was reused")
             case .success: break
             }
         }

@@ -22,6 +22,8 @@ final class SessionServiceObject {
     private let configuration: SessionServiceConfiguration
     private let loop: KeyboardRunLoop
     private var slot: BusSlot?
+    /// Follows connections joining the bus, to date each (see ``heard``).
+    private var arrivals: BusSlot?
     private var subscribers = SessionSubscribers()
     /// Show or hide requests waiting for the keyboard: bounded in all, and for each client.
     private var waiting: [Int: Waiting] = [:]
@@ -48,9 +50,10 @@ final class SessionServiceObject {
         /// When it last called (a count of calls), for forgetting the one unused longest.
         var used: Int
     }
-    /// When the service first heard from each connection that called it (its first call's
-    /// arrival), for telling the process that made a connection from a later one given its pid
-    /// (see ``SessionCaller/init(credentials:heard:)``); the oldest forgotten beyond
+    /// When the service first heard of each connection (the bus's signal that it joined, said
+    /// when it says Hello; else its first call to the service), for telling the process that
+    /// made a connection from a later one given its pid (see
+    /// ``SessionCaller/init(credentials:heard:)``); the oldest forgotten beyond
     /// ``maximumHeard``, and a connection forgotten is heard again at its next call (later,
     /// which proves less but nothing false).
     private var heard: [String: BootTime] = [:]
@@ -84,6 +87,12 @@ final class SessionServiceObject {
         loop = context.runLoop!
         refreshPresent()
         slot = try connection.addObject(SessionServiceNames.objectPath) { [unowned self] call in self.received(call) }
+        // A connection's unique name appears (NameOwnerChanged with no old owner) when it says
+        // Hello, before it can send anything: what it sends later comes after this signal.
+        arrivals = try? connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg1=''", from: .bus
+        ) { [unowned self] message in self.arrived(message) }
         pump.onTimer = { [unowned self] in self.idleCheck() }
         pump.onBroken = { [unowned self] _ in self.onIdle?() }
         identityPump?.onBroken = { [unowned self] reason in self.identityBroken(reason) }
@@ -187,7 +196,16 @@ final class SessionServiceObject {
         return true
     }
 
-    /// Notes when the service first heard from `sender`.
+    /// A name got an owner: a connection's unique name is dated as it joins the bus.
+    private func arrived(_ message: BusMessage) {
+        guard message.hasSignature("sss"), let name = try? message.readString(), name.hasPrefix(":"),
+            let oldOwner = try? message.readString(), oldOwner.isEmpty,
+            let newOwner = try? message.readString(), newOwner == name
+        else { return }
+        hear(name)
+    }
+
+    /// Notes when the service first heard of `sender`.
     private func hear(_ sender: String) {
         guard heard[sender] == nil else { return }
         if heardOrder.count >= Self.maximumHeard {
@@ -514,6 +532,7 @@ final class SessionServiceObject {
     /// Leaves the bus: the object, the subscriptions, the requests still waiting. Idempotent.
     func close() {
         slot = nil
+        arrivals = nil
         identityPump?.close()
         identityPump = nil
         peers.removeAll()

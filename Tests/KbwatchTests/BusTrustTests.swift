@@ -297,7 +297,8 @@ struct BusTrustTests {
     /// one's) leaves the connection to its own child and exits, is reaped here, the connection
     /// calls GetState, then a new process outside any sandbox is made with its pid (the kernel's
     /// `ns_last_pid` set just below it, as root), then it subscribes; `before`, the same with the
-    /// pid taken before the connection's first call. Prints `reused PID BY` (BY the new
+    /// pid taken after the connection said Hello but before its first call; `unnamed`, the same
+    /// with the pid taken before the connection said Hello. Prints `reused PID BY` (BY the new
     /// process's pid, equal to PID when the reuse was made) and `orphan PID`.
     static let reusedPidApp = #"""
         import os
@@ -347,12 +348,16 @@ struct BusTrustTests {
                 os._exit(0)
         print("orphan", os.getpid(), flush=True)
         from gi.repository import Gio, GLib
+        by = connecting if mode == "live" else 0
+        if mode == "unnamed":
+            by = take(connecting)
+            time.sleep(0.05)
         stream = Gio.Socket.new_from_fd(connection.detach()).connection_factory_create_connection()
         bus = Gio.DBusConnection.new_sync(
             stream, None, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
             None, None)
-        by = connecting if mode == "live" else 0
         if mode == "before":
+            time.sleep(0.05)
             by = take(connecting)
             time.sleep(0.05)
         bus.call_sync("org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2",
@@ -365,7 +370,7 @@ struct BusTrustTests {
         """#
 
     @Test(
-        "a connection whose process ended and whose pid a later process took (real pid reuse through ns_last_pid): trusted with nothing when the new process started after the connection's first call; the connecting process itself as a control"
+        "a connection whose process ended and whose pid a later process took (real pid reuse through ns_last_pid): trusted with nothing when the new process started after the connection joined the bus (its Hello); the connecting process itself as a control"
     )
     func reusedPid() throws {
         guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "/bin/sleep"]) else { return }
@@ -408,13 +413,19 @@ struct BusTrustTests {
         defer { after.stop() }
         let before = try app("before")
         defer { before.stop() }
+        let unnamed = try app("unnamed")
+        defer { unnamed.stop() }
 
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { keyboard.stop() }
         // The connecting process itself names the focused window's process: it counts. A process
-        // that took the pid after the connection's first call is not the one that made it. One
-        // that took it before the first call is not told from it (what the service cannot see).
-        for (name, process, local) in [("live", live, true), ("after", after, false), ("before", before, true)] {
+        // that took the pid after the connection joined the bus (its Hello) is not the one that
+        // made it. One that took it before the Hello is not told from it (what the service cannot
+        // see).
+        let apps = [
+            ("live", live, true), ("after", after, false), ("before", before, false), ("unnamed", unnamed, true),
+        ]
+        for (name, process, local) in apps {
             try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
             print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
             #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
@@ -422,8 +433,10 @@ struct BusTrustTests {
         }
         #expect(service.isRunning, "\(service.log)")
         print("the service's log:", service.log)
-        #expect(service.log.contains("started after its connection's first call"), "\(service.log)")
-        #expect(service.log.components(separatedBy: "trusted with nothing").count == 2, "\(service.log)")
+        #expect(
+            service.log.components(separatedBy: "started after the service first heard of its connection").count == 3,
+            "\(service.log)")
+        #expect(service.log.components(separatedBy: "trusted with nothing").count == 3, "\(service.log)")
     }
 
     /// Python with GDBus: from `argv[2]` connections to the bus at `argv[1]`, calls to `argv[3]`
@@ -476,7 +489,7 @@ struct BusTrustTests {
         """#
 
     @Test(
-        "on Debian 13's dbus-daemon the service pins a caller by the bus's ProcessFD: a pid taken before or after the connection's first call is told apart; a flood of calls carrying descriptors to the connection that takes them, under a limit of 1 024 open files, leaves it working"
+        "on Debian 13's dbus-daemon the service pins a caller by the bus's ProcessFD: a pid taken before or after the connection's Hello or its first call is told apart; a flood of calls carrying descriptors to the connection that takes them, under a limit of 1 024 open files, leaves it working"
     )
     func reusedPidProcessFD() throws {
         guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "/bin/sleep", "prlimit"]),
@@ -558,12 +571,17 @@ struct BusTrustTests {
         defer { after.stop() }
         let before = try app("before")
         defer { before.stop() }
+        let unnamed = try app("unnamed")
+        defer { unnamed.stop() }
 
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { keyboard.stop() }
         // The bus's ProcessFD holds the process that connected: once it has ended, whoever has its
         // pid, the caller is trusted with nothing.
-        for (name, process, local) in [("live", live, true), ("after", after, false), ("before", before, false)] {
+        let apps = [
+            ("live", live, true), ("after", after, false), ("before", before, false), ("unnamed", unnamed, false),
+        ]
+        for (name, process, local) in apps {
             try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
             print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
             #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
@@ -572,7 +590,7 @@ struct BusTrustTests {
         #expect(service.isRunning, "\(service.log)")
         print("the service's log:", service.log)
         #expect(
-            service.log.components(separatedBy: "the bus's ProcessFD holds no process").count == 3, "\(service.log)")
+            service.log.components(separatedBy: "the bus's ProcessFD holds no process").count == 4, "\(service.log)")
     }
 
     @Test(

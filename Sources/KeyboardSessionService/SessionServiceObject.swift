@@ -49,6 +49,8 @@ final class SessionServiceObject {
         var watch: BusSlot?
         /// When it last called (a count of calls), for forgetting the one unused longest.
         var used: Int
+        /// When the service first heard of it (see ``heard``).
+        var heard: BootTime
     }
     /// When the service first heard of each connection (the bus's signal that it joined, said
     /// when it says Hello; else its first call to the service), for telling the process that
@@ -318,15 +320,22 @@ final class SessionServiceObject {
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
         let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
         let firstHeard = heard[sender] ?? BootTime.now()
-        peers[sender] = Peer(caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls)
+        peers[sender] = Peer(
+            caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls, heard: firstHeard)
         identifying += 1
+        askCredentials(of: sender, heard: firstHeard)
+    }
+
+    /// Asks the bus who `sender` is: on the connection that takes `ProcessFD` while there is one.
+    private func askCredentials(of sender: String, heard: BootTime) {
         let asked = try? (identityPump?.connection ?? connection).callAsync(
             .busDriver("GetConnectionCredentials", [.string(sender)]), timeout: 5
         ) { [unowned self] reply in
-            identified(sender, Self.caller(from: reply, heard: firstHeard))
+            identified(sender, Self.caller(from: reply, heard: heard))
             pump.needsProcessing()
         }
         identityPump?.needsProcessing()
+        pump.needsProcessing()
         if let asked {
             peers[sender]?.query = asked
         } else {
@@ -354,14 +363,15 @@ final class SessionServiceObject {
         for (call, next) in held { next(call, caller) }
     }
 
-    /// The connection asking who callers are broke: the service's own asks from now on, and the
-    /// callers it was asking about are refused (their answers will not come).
+    /// The connection asking who callers are broke (a reply's `ProcessFD` arriving with no
+    /// descriptor left breaks it): the service's own asks from now on, again for the callers it
+    /// was asking about (their answers will not come on it).
     private func identityBroken(_ reason: String) {
         identityPump = nil
         configuration.log("the connection asking the bus who callers are broke (\(reason)); the service's own asks now")
         for (name, peer) in peers where peer.caller == nil {
             peers[name]?.query = nil
-            identified(name, nil)
+            askCredentials(of: name, heard: peer.heard)
         }
     }
 

@@ -192,13 +192,15 @@ struct BusTrustTests {
     }
 
     @Test(
-        "a caller whose sandbox cannot be established is trusted with nothing: descriptors exhausted, a [Runtime]-only or oversized /.flatpak-info, bubblewrap without one; the host and a Flatpak app as controls"
-    )
-    func failsClosed() throws {
-        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap", "prlimit"]) else {
+        "a caller whose sandbox cannot be established is trusted with nothing: descriptors exhausted, a [Runtime]-only or oversized /.flatpak-info, bubblewrap without one; the host and a Flatpak app as controls (on Debian 13's bus, callers pinned by its ProcessFD)",
+        arguments: [Stack.debian12, .debian13])
+    func failsClosed(bus stack: Stack) throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap", "prlimit"]),
+            try Userland.ready(stack, ["dbus-daemon"])
+        else {
             return
         }
-        let world = try SessionServiceTests.World(idleExit: "30")
+        let world = try SessionServiceTests.World(idleExit: "30", stack: stack)
         defer { world.stop() }
         let env = world.environment
         let directory = world.session.directory

@@ -303,6 +303,7 @@ struct BusTrustTests {
     /// with the pid taken before the connection said Hello. Prints `reused PID BY` (BY the new
     /// process's pid, equal to PID when the reuse was made) and `orphan PID`.
     static let reusedPidApp = #"""
+        import fcntl
         import os
         import socket
         import sys
@@ -311,16 +312,19 @@ struct BusTrustTests {
         mode = sys.argv[4]
 
         def take(pid):
-            for _ in range(100):
-                with open("/proc/sys/kernel/ns_last_pid", "w") as last:
-                    last.write(str(pid - 1))
-                child = os.fork()
-                if child == 0:
-                    os.execv("/bin/sleep", ["sleep", "600"])
-                if child == pid:
-                    return child
-                os.kill(child, 9)
-                os.waitpid(child, 0)
+            # One taker at a time (the tests that do this may run side by side).
+            with open("/tmp/keyboard-adapter-ns-last-pid.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                for _ in range(1000):
+                    with open("/proc/sys/kernel/ns_last_pid", "w") as last:
+                        last.write(str(pid - 1))
+                    child = os.fork()
+                    if child == 0:
+                        os.execv("/bin/sleep", ["sleep", "600"])
+                    if child == pid:
+                        return child
+                    os.kill(child, 9)
+                    os.waitpid(child, 0)
             return 0
 
         if mode == "live":

@@ -116,6 +116,20 @@ package final class KeyboardSessionService: Sendable {
         running.withLock { $0 = Running(host: host, subscriptions: subscriptions) }
     }
 
+    /// A connection that asks the bus who callers are, taking the descriptors of the bus's
+    /// `ProcessFD` (dbus-daemon 1.15.x and later): it makes no object and owns no name, so
+    /// nothing but the bus driver's replies is meant for it, and whatever else carries
+    /// descriptors is dropped as it is processed. Nil when the bus hands out no `ProcessFD` (asked
+    /// of the connection itself), or it cannot connect: the service's own connection asks then.
+    private static func identityConnection(_ environment: [String: String]) -> BusConnection? {
+        guard let identity = try? BusConnection(environment: environment, takesDescriptors: true),
+            let name = identity.uniqueName,
+            let reply = try? identity.call(.busDriver("GetConnectionCredentials", [.string(name)]), timeout: 1),
+            reply.credentials()?.process != nil
+        else { return nil }
+        return identity
+    }
+
     private static func serve(
         on context: LoopContext, manager: KeyboardManager, configuration: SessionServiceConfiguration,
         onIdle: @escaping @Sendable () -> Void
@@ -136,7 +150,8 @@ package final class KeyboardSessionService: Sendable {
         }
         do throws(BusFailure) {
             let object = try SessionServiceObject(
-                connection: connection, context: context, manager: manager, configuration: configuration)
+                connection: connection, identity: Self.identityConnection(configuration.environment), context: context,
+                manager: manager, configuration: configuration)
             object.onIdle = onIdle
             return object
         } catch {

@@ -30,13 +30,25 @@ struct SessionCaller: Sendable, Hashable {
         }
     }
 
-    /// The caller's identity from a `GetConnectionCredentials` reply's values, its sandbox read
-    /// at once; nil when the bus does not tell both the user and the process.
-    init?(credentials: [String: Int64]) {
-        guard let uid = credentials["UnixUserID"], let uid = UInt32(exactly: uid),
-            let pid = credentials["ProcessID"], let pid = Int32(exactly: pid), pid > 0
-        else { return nil }
-        self.init(uid: uid, pid: pid, sandbox: Sandbox.identity(ofProcess: pid))
+    /// The caller's identity from a `GetConnectionCredentials` reply, its sandbox read at once;
+    /// nil when the bus does not tell both the user and the process. Where the bus handed the
+    /// process that made the connection over (`ProcessFD`), that process is the one read, and
+    /// one that has ended is unknown (its pid 0 when the bus no longer gives one). Else `heard` is a time at which the connection was known
+    /// to exist (the service had a call of it): the process that made the connection started
+    /// before it, so a process with its pid that started later is another one (see
+    /// ``Sandbox/identity(ofProcess:startedBefore:pinned:)``).
+    init?(credentials: BusCredentials, heard: BootTime) {
+        guard let uid = credentials.uid else { return nil }
+        if let failure = credentials.processFailure {
+            let reason =
+                "the bus's ProcessFD holds no process of its pid (\(failure)): the process that made its connection ended"
+            self.init(uid: uid, pid: credentials.pid ?? 0, sandbox: .unknown(reason))
+            return
+        }
+        guard let pid = credentials.pid else { return nil }
+        self.init(
+            uid: uid, pid: pid,
+            sandbox: Sandbox.identity(ofProcess: pid, startedBefore: heard, pinned: credentials.process))
     }
 
     init(uid: UInt32, pid: Int32, sandbox: SandboxIdentity) {
@@ -83,12 +95,31 @@ enum Sandbox {
     /// hold the service), a regular file only, at most ``maximumInfoBytes``. Without one, the
     /// process is sandboxed all the same when Snap confines it (its cgroup) or its mount
     /// namespace is not the service's (bubblewrap).
-    static func identity(ofProcess pid: Int32) -> SandboxIdentity {
+    ///
+    /// With `startedBefore`, the pid is the one the bus gave for a connection, and the process
+    /// pinned must have started no later than that time (its start time, field 22 of
+    /// `/proc/PID/stat`, in the kernel's clock ticks since boot): one that started later did not
+    /// make the connection, its pid was reused after the connecting process ended. Such a
+    /// process's sandbox is unknown, whatever it is. `pinned`, when given, is the process already
+    /// pinned (by the bus's `ProcessFD`), read in place of the one that has `pid` now.
+    static func identity(
+        ofProcess pid: Int32, startedBefore heard: BootTime? = nil, pinned: PinnedProcess? = nil
+    ) -> SandboxIdentity {
         let process: PinnedProcess
         do throws(BusFailure) {
-            process = try PinnedProcess(pid)
+            if let pinned { process = pinned } else { process = try PinnedProcess(pid) }
         } catch {
             return .unknown("its process cannot be pinned (\(error))")
+        }
+        if let heard {
+            switch startTime(ofProcess: pid) {
+            case .failure(let reason): return .unknown(reason.description)
+            case .success(let ticks) where ticks > heard.ticks:
+                return .unknown(
+                    "the process with its pid started after the service first heard of its connection "
+                        + "(tick \(ticks) > \(heard.ticks)): the pid was reused")
+            case .success: break
+            }
         }
         let root = open("/proc/\(pid)/root", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else { return .unknown("its root cannot be opened (\(errorText()))") }
@@ -172,6 +203,29 @@ enum Sandbox {
         return .success(nil)
     }
 
+    /// When process `pid` started, in clock ticks since boot (`/proc/PID/stat`'s field 22).
+    static func startTime(ofProcess pid: Int32) -> Result<UInt64, Refusal> {
+        let descriptor = open("/proc/\(pid)/stat", O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(Refusal("its stat cannot be opened (\(errorText()))")) }
+        defer { close(descriptor) }
+        switch readRegular(descriptor, limit: 4096, sizeKnown: false) {
+        case .failure(let reason): return .failure(Refusal("its stat " + reason.description))
+        case .success(let text):
+            guard let start = startTime(inStat: text) else { return .failure(Refusal("its stat names no start time")) }
+            return .success(start)
+        }
+    }
+
+    /// The start time (field 22) of a `/proc/PID/stat` line; the command's name, field 2, may
+    /// hold spaces and parentheses, so the fields are counted from its last `)`.
+    static func startTime(inStat text: String) -> UInt64? {
+        guard let close = text.utf8.lastIndex(of: UInt8(ascii: ")")) else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // fields[0] is field 3 (the state).
+        guard fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+
     /// Why something could not be read.
     struct Refusal: Error, CustomStringConvertible {
         var description: String
@@ -208,5 +262,21 @@ enum Sandbox {
         var info = stat()
         guard stat("/proc/\(pid)", &info) == 0 else { return nil }
         return info.st_uid
+    }
+}
+
+/// A time on the kernel's boot clock (`CLOCK_BOOTTIME`, which `/proc/PID/stat`'s start times
+/// count), in the clock ticks those start times are given in, rounded down.
+struct BootTime: Sendable, Hashable {
+    /// Clock ticks (`sysconf(_SC_CLK_TCK)`) since boot.
+    var ticks: UInt64
+
+    /// Now.
+    static func now() -> BootTime {
+        var time = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        let perSecond = UInt64(max(sysconf(Int32(_SC_CLK_TCK)), 1))
+        let nanoseconds = UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        return BootTime(ticks: nanoseconds / (1_000_000_000 / perSecond))
     }
 }

@@ -13,11 +13,17 @@ import SystemdBus
 /// signals. Used on the loop's thread only.
 final class SessionServiceObject {
     private let pump: BusPump
+    /// The connection that asks the bus who callers are when the bus hands out their processes
+    /// (`ProcessFD`, which only a connection that takes descriptors receives); nil when it does
+    /// not, or once that connection broke: the service's own connection asks then.
+    private var identityPump: BusPump?
     private var connection: BusConnection { pump.connection }
     private let manager: KeyboardManager
     private let configuration: SessionServiceConfiguration
     private let loop: KeyboardRunLoop
     private var slot: BusSlot?
+    /// Follows connections joining the bus, to date each (see ``heard``).
+    private var arrivals: BusSlot?
     private var subscribers = SessionSubscribers()
     /// Show or hide requests waiting for the keyboard: bounded in all, and for each client.
     private var waiting: [Int: Waiting] = [:]
@@ -43,7 +49,19 @@ final class SessionServiceObject {
         var watch: BusSlot?
         /// When it last called (a count of calls), for forgetting the one unused longest.
         var used: Int
+        /// When the service first heard of it (see ``heard``).
+        var heard: BootTime
     }
+    /// When the service first heard of each connection (the bus's signal that it joined, said
+    /// when it says Hello; else its first call to the service), for telling the process that
+    /// made a connection from a later one given its pid (see
+    /// ``SessionCaller/init(credentials:heard:)``); the oldest forgotten beyond
+    /// ``maximumHeard``, and a connection forgotten is heard again at its next call (later,
+    /// which proves less but nothing false).
+    private var heard: [String: BootTime] = [:]
+    private var heardOrder: [String] = []
+    /// The most connections whose first call's time is kept.
+    static let maximumHeard = 4096
     /// How many connections are being identified now.
     private var identifying = 0
     private var calls = 0
@@ -61,17 +79,25 @@ final class SessionServiceObject {
     var onIdle: (() -> Void)?
 
     init(
-        connection: BusConnection, context: LoopContext, manager: KeyboardManager,
+        connection: BusConnection, identity: BusConnection? = nil, context: LoopContext, manager: KeyboardManager,
         configuration: SessionServiceConfiguration
     ) throws(BusFailure) {
         pump = BusPump(connection, context: context)
+        identityPump = identity.map { BusPump($0, context: context) }
         self.manager = manager
         self.configuration = configuration
         loop = context.runLoop!
         refreshPresent()
         slot = try connection.addObject(SessionServiceNames.objectPath) { [unowned self] call in self.received(call) }
+        // A connection's unique name appears (NameOwnerChanged with no old owner) when it says
+        // Hello, before it can send anything: what it sends later comes after this signal.
+        arrivals = try? connection.addMatch(
+            "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg1=''", from: .bus
+        ) { [unowned self] message in self.arrived(message) }
         pump.onTimer = { [unowned self] in self.idleCheck() }
         pump.onBroken = { [unowned self] _ in self.onIdle?() }
+        identityPump?.onBroken = { [unowned self] reason in self.identityBroken(reason) }
         armIdle()
     }
 
@@ -152,6 +178,7 @@ final class SessionServiceObject {
 
     private func received(_ call: BusMessage) -> Bool {
         calls += 1
+        if let sender = call.sender { hear(sender) }
         let (interface, member) = call.member
         switch (interface ?? "", member ?? "") {
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
@@ -169,6 +196,25 @@ final class SessionServiceObject {
         }
         pump.needsProcessing()
         return true
+    }
+
+    /// A name got an owner: a connection's unique name is dated as it joins the bus.
+    private func arrived(_ message: BusMessage) {
+        guard message.hasSignature("sss"), let name = try? message.readString(), name.hasPrefix(":"),
+            let oldOwner = try? message.readString(), oldOwner.isEmpty,
+            let newOwner = try? message.readString(), newOwner == name
+        else { return }
+        hear(name)
+    }
+
+    /// Notes when the service first heard of `sender`.
+    private func hear(_ sender: String) {
+        guard heard[sender] == nil else { return }
+        if heardOrder.count >= Self.maximumHeard {
+            heard[heardOrder.removeFirst()] = nil
+        }
+        heard[sender] = BootTime.now()
+        heardOrder.append(sender)
     }
 
     private func refuse(_ call: BusMessage, _ name: String, _ message: String) {
@@ -273,14 +319,23 @@ final class SessionServiceObject {
             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
             + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(sender)'"
         let watch = try? connection.addMatch(rule, from: .bus) { [unowned self] message in self.ownerChanged(message) }
-        peers[sender] = Peer(caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls)
+        let firstHeard = heard[sender] ?? BootTime.now()
+        peers[sender] = Peer(
+            caller: nil, held: [(call, next)], query: nil, watch: watch, used: calls, heard: firstHeard)
         identifying += 1
-        let asked = try? connection.callAsync(
+        askCredentials(of: sender, heard: firstHeard)
+    }
+
+    /// Asks the bus who `sender` is: on the connection that takes `ProcessFD` while there is one.
+    private func askCredentials(of sender: String, heard: BootTime) {
+        let asked = try? (identityPump?.connection ?? connection).callAsync(
             .busDriver("GetConnectionCredentials", [.string(sender)]), timeout: 5
         ) { [unowned self] reply in
-            identified(sender, Self.caller(from: reply))
+            identified(sender, Self.caller(from: reply, heard: heard))
             pump.needsProcessing()
         }
+        identityPump?.needsProcessing()
+        pump.needsProcessing()
         if let asked {
             peers[sender]?.query = asked
         } else {
@@ -308,6 +363,18 @@ final class SessionServiceObject {
         for (call, next) in held { next(call, caller) }
     }
 
+    /// The connection asking who callers are broke (a reply's `ProcessFD` arriving with no
+    /// descriptor left breaks it): the service's own asks from now on, again for the callers it
+    /// was asking about (their answers will not come on it).
+    private func identityBroken(_ reason: String) {
+        identityPump = nil
+        configuration.log("the connection asking the bus who callers are broke (\(reason)); the service's own asks now")
+        for (name, peer) in peers where peer.caller == nil {
+            peers[name]?.query = nil
+            askCredentials(of: name, heard: peer.heard)
+        }
+    }
+
     /// Says in the log that a caller is trusted with nothing (the first 64 callers, then one in
     /// 1 000: a client opening connection after connection cannot flood the log).
     private func distrust(_ sender: String, _ caller: SessionCaller, _ reason: String) {
@@ -328,15 +395,8 @@ final class SessionServiceObject {
         if let unused { peers[unused.key] = nil }
     }
 
-    private static func caller(from reply: BusMessage) -> SessionCaller? {
-        guard reply.error == nil, reply.hasSignature("a{sv}"),
-            case .dictionary(let entries) = try? reply.readValue(limits: BusMessage.ReadLimits(values: 1024))
-        else { return nil }
-        var numbers: [String: Int64] = [:]
-        for key in ["UnixUserID", "ProcessID"] {
-            if case .integer(let number) = entries[key] { numbers[key] = number }
-        }
-        return SessionCaller(credentials: numbers)
+    private static func caller(from reply: BusMessage, heard: BootTime) -> SessionCaller? {
+        reply.credentials().flatMap { SessionCaller(credentials: $0, heard: heard) }
     }
 
     /// Sends subscriber `name` its verdicts for the shows of the keyboards up now, in the order
@@ -404,6 +464,7 @@ final class SessionServiceObject {
     /// identified go.
     private func forget(_ name: String) {
         if let peer = peers.removeValue(forKey: name), peer.caller == nil { identifying -= 1 }
+        if heard.removeValue(forKey: name) != nil { heardOrder.removeAll { $0 == name } }
         guard subscribers.remove(name) != nil else { return }
         armIdle()
     }
@@ -481,6 +542,9 @@ final class SessionServiceObject {
     /// Leaves the bus: the object, the subscriptions, the requests still waiting. Idempotent.
     func close() {
         slot = nil
+        arrivals = nil
+        identityPump?.close()
+        identityPump = nil
         peers.removeAll()
         identifying = 0
         waiting.removeAll()

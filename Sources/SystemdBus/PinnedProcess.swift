@@ -18,6 +18,19 @@ package final class PinnedProcess {
         descriptor = pinned
     }
 
+    /// Takes `pidfd`, a pidfd from elsewhere (the bus's `ProcessFD`), said to hold process `pid`:
+    /// closes it and throws `ESRCH` when its process has ended, `EPERM` when it holds another
+    /// process, or another errno when that cannot be told.
+    package init(holding pidfd: Int32, pid: Int32) throws(BusFailure) {
+        let held = ka_process_pid_of(pidfd)
+        guard held == pid else {
+            close(pidfd)
+            throw BusFailure(code: held < 0 ? -held : EPERM)
+        }
+        self.pid = pid
+        descriptor = pidfd
+    }
+
     deinit { close(descriptor) }
 
     /// Whether the process has ended; true also when that cannot be told (failing closed).

@@ -97,8 +97,12 @@ package final class BusConnection {
     package let bus: OpaquePointer
 
     /// Connects to the session bus named by `environment`. The connection is made at once; its
-    /// authentication completes on the first call or `process()`.
-    package init(environment: [String: String]) throws(BusFailure) {
+    /// authentication completes on the first call or `process()`. It takes no Unix descriptors
+    /// unless `takesDescriptors`: then only for what the bus driver hands out (a caller's
+    /// `ProcessFD`), which only a connection that makes no object and owns no name should be
+    /// (any other message that carries some is dropped, its descriptors closed, as it is
+    /// processed).
+    package init(environment: [String: String], takesDescriptors: Bool = false) throws(BusFailure) {
         guard let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty else {
             throw BusFailure(code: ENOENT, message: "DBUS_SESSION_BUS_ADDRESS is not set")
         }
@@ -116,8 +120,8 @@ package final class BusConnection {
         // No Unix descriptors, ever: the package uses none, and each one a peer sent would be an
         // open file of this process until closed. Not negotiated, the bus refuses to deliver a
         // message carrying some (it answers its sender with an error) before anything queues it.
-        status = sd_bus_negotiate_fds(created, 0)
-        if status >= 0, let socket = Self.pacedSocket(address) {
+        status = sd_bus_negotiate_fds(created, takesDescriptors ? 1 : 0)
+        if status >= 0, !takesDescriptors, let socket = Self.pacedSocket(address) {
             status = ka_bus_start_paced(created, socket, 25_000)
         } else if status >= 0 {
             status = sd_bus_set_address(created, address)
@@ -421,5 +425,55 @@ package final class BusMessage {
     package func skip(_ signature: String) throws(BusFailure) {
         let status = sd_bus_message_skip(pointer, signature)
         guard status >= 0 else { throw BusFailure(code: -status) }
+    }
+
+    /// What a `GetConnectionCredentials` reply, read from its start, says of a connection: its
+    /// user and process ids (nil when not given), and its process pinned by the bus's
+    /// `ProcessFD` when the reply carries one (``BusCredentials/processFailure`` when it carries
+    /// one that cannot be taken). Nil for an error reply or a malformed one.
+    package func credentials() -> BusCredentials? {
+        guard error == nil, hasSignature("a{sv}") else { return nil }
+        var uid: Int64 = -1
+        var pid: Int64 = -1
+        var pidfd: Int32 = -1
+        guard ka_bus_read_credentials(pointer, &uid, &pid, &pidfd) >= 0 else { return nil }
+        var credentials = BusCredentials(
+            uid: UInt32(exactly: uid), pid: Int32(exactly: pid).flatMap { $0 > 0 ? $0 : nil })
+        if pidfd >= 0 {
+            guard let pid = credentials.pid else {
+                // dbus-daemon reads the pid through its pidfd, and gives none once that process ended.
+                let held = ka_process_pid_of(pidfd)
+                close(pidfd)
+                credentials.processFailure = BusFailure(code: held < 0 ? -held : EINVAL)
+                return credentials
+            }
+            do throws(BusFailure) {
+                credentials.process = try PinnedProcess(holding: pidfd, pid: pid)
+            } catch {
+                credentials.processFailure = error
+            }
+        }
+        return credentials
+    }
+}
+
+/// A connection's credentials as the bus gives them (see ``BusMessage/credentials()``).
+package struct BusCredentials {
+    /// The connection's user.
+    package var uid: UInt32?
+    /// The pid of the process that made the connection, as the bus read it (dbus-daemon 1.15.x
+    /// and later read it through its pidfd, and give none once that process has ended).
+    package var pid: Int32?
+    /// That process itself, held by the pidfd the bus took when it connected (`ProcessFD`); nil
+    /// when the bus gave none.
+    package var process: PinnedProcess?
+    /// Why the bus's `ProcessFD` could not be taken: that process has ended (`ESRCH`), or the
+    /// descriptor holds another process than ``pid`` names.
+    package var processFailure: BusFailure?
+
+    /// Credentials as given.
+    package init(uid: UInt32?, pid: Int32?) {
+        self.uid = uid
+        self.pid = pid
     }
 }

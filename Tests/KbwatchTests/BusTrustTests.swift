@@ -192,13 +192,15 @@ struct BusTrustTests {
     }
 
     @Test(
-        "a caller whose sandbox cannot be established is trusted with nothing: descriptors exhausted, a [Runtime]-only or oversized /.flatpak-info, bubblewrap without one; the host and a Flatpak app as controls"
-    )
-    func failsClosed() throws {
-        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap", "prlimit"]) else {
+        "a caller whose sandbox cannot be established is trusted with nothing: descriptors exhausted, a [Runtime]-only or oversized /.flatpak-info, bubblewrap without one; the host and a Flatpak app as controls (on Debian 13's bus, callers pinned by its ProcessFD)",
+        arguments: [Stack.debian12, .debian13])
+    func failsClosed(bus stack: Stack) throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "bwrap", "prlimit"]),
+            try Userland.ready(stack, ["dbus-daemon"])
+        else {
             return
         }
-        let world = try SessionServiceTests.World(idleExit: "30")
+        let world = try SessionServiceTests.World(idleExit: "30", stack: stack)
         defer { world.stop() }
         let env = world.environment
         let directory = world.session.directory
@@ -289,6 +291,312 @@ struct BusTrustTests {
         #expect(service.isRunning, "\(service.log)")
         print("the service's log:", service.log)
         #expect(service.log.contains("trusted with nothing"), "\(service.log)")
+    }
+
+    /// ``namingApp`` on a connection made by a process whose pid is then taken by another, on the
+    /// bus at `argv[1]`, as `argv[4]` says: `live`, no reuse (a control: the connecting process
+    /// itself calls, GetState then Subscribe); `after`, the connecting process (a child of this
+    /// one's) leaves the connection to its own child and exits, is reaped here, the connection
+    /// calls GetState, then a new process outside any sandbox is made with its pid (the kernel's
+    /// `ns_last_pid` set just below it, as root), then it subscribes; `before`, the same with the
+    /// pid taken after the connection said Hello but before its first call; `unnamed`, the same
+    /// with the pid taken before the connection said Hello. Prints `reused PID BY` (BY the new
+    /// process's pid, equal to PID when the reuse was made) and `orphan PID`.
+    static let reusedPidApp = #"""
+        import fcntl
+        import os
+        import socket
+        import sys
+        import time
+
+        mode = sys.argv[4]
+
+        def take(pid):
+            # One taker at a time (the tests that do this may run side by side).
+            with open("/tmp/keyboard-adapter-ns-last-pid.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                for _ in range(1000):
+                    with open("/proc/sys/kernel/ns_last_pid", "w") as last:
+                        last.write(str(pid - 1))
+                    child = os.fork()
+                    if child == 0:
+                        os.execv("/bin/sleep", ["sleep", "600"])
+                    if child == pid:
+                        return child
+                    os.kill(child, 9)
+                    os.waitpid(child, 0)
+            return 0
+
+        if mode == "live":
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(sys.argv[1][len("unix:path="):])
+            connecting = os.getpid()
+        else:
+            ready, told = os.pipe()
+            connecting = os.fork()
+            if connecting == 0:
+                connecting = os.getpid()
+                connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                connection.connect(sys.argv[1][len("unix:path="):])
+                if os.fork() != 0:
+                    os._exit(0)
+                os.close(told)
+                os.read(ready, 1)
+            else:
+                try:
+                    os.waitpid(connecting, 0)
+                except ChildProcessError:
+                    pass
+                while os.path.exists(f"/proc/{connecting}"):
+                    time.sleep(0.01)
+                os.write(told, b"x")
+                time.sleep(600)
+                os._exit(0)
+        print("orphan", os.getpid(), flush=True)
+        from gi.repository import Gio, GLib
+        by = connecting if mode == "live" else 0
+        if mode == "unnamed":
+            by = take(connecting)
+            time.sleep(0.05)
+        stream = Gio.Socket.new_from_fd(connection.detach()).connection_factory_create_connection()
+        bus = Gio.DBusConnection.new_sync(
+            stream, None, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None)
+        if mode == "before":
+            time.sleep(0.05)
+            by = take(connecting)
+            time.sleep(0.05)
+        bus.call_sync("org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2",
+                      "GetState", None, None, Gio.DBusCallFlags.NONE, 25000, None)
+        time.sleep(0.05)
+        if mode == "after":
+            by = take(connecting)
+        print("reused", connecting, by, flush=True)
+        \#(namingAppBody)
+        """#
+
+    @Test(
+        "a connection whose process ended and whose pid a later process took (real pid reuse through ns_last_pid): trusted with nothing when the new process started after the connection joined the bus (its Hello); the connecting process itself as a control"
+    )
+    func reusedPid() throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "/bin/sleep"]) else { return }
+        guard access("/proc/sys/kernel/ns_last_pid", W_OK) == 0 else {
+            print("skipped: /proc/sys/kernel/ns_last_pid is not writable (the test makes pid reuse as root)")
+            return
+        }
+        let world = try SessionServiceTests.World(idleExit: "30")
+        defer { world.stop() }
+        let env = world.environment
+        let directory = world.session.directory
+        let service = try Kbwatch.start(["--serve", "--stay"], environment: env)
+        defer { service.stop() }
+        try world.bus.waitForName("org.keyboardadapter.Watcher")
+        let script = directory + "/reused-pid-app.py"
+        try Self.reusedPidApp.write(toFile: script, atomically: true, encoding: .utf8)
+        let mineWindow = try #require(world.mineWindow)
+        var pids: [Int32] = []
+        defer { for pid in pids { kill(pid, SIGKILL) } }
+
+        func app(_ mode: String) throws -> ChildProcess {
+            let process = try world.session.start(
+                "/usr/bin/python3",
+                [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
+            let answered = Wait.until(timeout: 20) {
+                process.log.contains("subscribed") || process.log.contains("refused")
+            }
+            try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
+            let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
+            let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
+            if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
+                pids += [by, orphan]
+            }
+            #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
+            return process
+        }
+        let live = try app("live")
+        defer { live.stop() }
+        let after = try app("after")
+        defer { after.stop() }
+        let before = try app("before")
+        defer { before.stop() }
+        let unnamed = try app("unnamed")
+        defer { unnamed.stop() }
+
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        // The connecting process itself names the focused window's process: it counts. A process
+        // that took the pid after the connection joined the bus (its Hello) is not the one that
+        // made it. One that took it before the Hello is not told from it (what the service cannot
+        // see).
+        let apps = [
+            ("live", live, true), ("after", after, false), ("before", before, false), ("unnamed", unnamed, true),
+        ]
+        for (name, process, local) in apps {
+            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
+            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
+            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
+            #expect(process.log.contains("didShow True") == local, "\(name): \(process.log)")
+        }
+        #expect(service.isRunning, "\(service.log)")
+        print("the service's log:", service.log)
+        #expect(
+            service.log.components(separatedBy: "started after the service first heard of its connection").count == 3,
+            "\(service.log)")
+        #expect(service.log.components(separatedBy: "trusted with nothing").count == 3, "\(service.log)")
+    }
+
+    /// Python with GDBus: from `argv[2]` connections to the bus at `argv[1]`, calls to `argv[3]`
+    /// (any path and method) each carrying `argv[4]` descriptors, each connection keeping `argv[6]`
+    /// unanswered, for `argv[5]` seconds; prints `sent N`, then `ERROR-NAME N` or `ok N` per outcome.
+    static let descriptorFloodTo = #"""
+        import os
+        import sys
+        import time
+        from gi.repository import Gio, GLib
+
+        address, connections, destination, descriptors, seconds, outstanding = (
+            sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
+        null = os.open("/dev/null", os.O_RDONLY)
+        outcomes, state = {}, {"sent": 0, "answered": 0}
+        loop = GLib.MainLoop()
+        end = time.monotonic() + seconds
+
+        def send(bus):
+            if time.monotonic() >= end:
+                if state["answered"] == state["sent"]:
+                    loop.quit()
+                return
+            state["sent"] += 1
+            fds = Gio.UnixFDList.new_from_array([os.dup(null) for _ in range(descriptors)])
+            bus.call_with_unix_fd_list(destination, "/", "org.example.Flood", "Take", None, None,
+                                       Gio.DBusCallFlags.NONE, 25000, fds, None, done, bus)
+
+        def done(bus, result, _):
+            state["answered"] += 1
+            try:
+                bus.call_with_unix_fd_list_finish(result)
+                key = "ok"
+            except GLib.Error as error:
+                key = Gio.DBusError.get_remote_error(error) or error.message
+            outcomes[key] = outcomes.get(key, 0) + 1
+            send(bus)
+
+        buses = [Gio.DBusConnection.new_for_address_sync(
+            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
+            None, None) for _ in range(connections)]
+        for bus in buses:
+            for _ in range(outstanding):
+                send(bus)
+        GLib.timeout_add(int(seconds * 1000) + 30000, loop.quit)
+        loop.run()
+        print("sent", state["sent"], flush=True)
+        for key, count in sorted(outcomes.items()):
+            print(key, count, flush=True)
+        """#
+
+    @Test(
+        "on Debian 13's dbus-daemon the service pins a caller by the bus's ProcessFD: a pid taken before or after the connection's Hello or its first call is told apart; a flood of calls carrying descriptors to the connection that takes them, under a limit of 1 024 open files, leaves it working"
+    )
+    func reusedPidProcessFD() throws {
+        guard try Programs.ready(SessionServiceTests.programs + ["/usr/bin/python3", "/bin/sleep", "prlimit"]),
+            try Userland.ready(.debian13, ["dbus-daemon"])
+        else { return }
+        guard access("/proc/sys/kernel/ns_last_pid", W_OK) == 0 else {
+            print("skipped: /proc/sys/kernel/ns_last_pid is not writable (the test makes pid reuse as root)")
+            return
+        }
+        let world = try SessionServiceTests.World(idleExit: "30", stack: .debian13)
+        defer { world.stop() }
+        let env = world.environment
+        let directory = world.session.directory
+        let service = try world.session.start(
+            "prlimit", ["--nofile=1024:1024", Kbwatch.path, "--serve", "--stay"], environment: env)
+        defer { service.stop() }
+        try world.bus.waitForName("org.keyboardadapter.Watcher")
+        let script = directory + "/reused-pid-app.py"
+        try Self.reusedPidApp.write(toFile: script, atomically: true, encoding: .utf8)
+        let mineWindow = try #require(world.mineWindow)
+        var pids: [Int32] = []
+        defer { for pid in pids { kill(pid, SIGKILL) } }
+
+        // The service's connections besides the one owning its name (the one asking who callers
+        // are among them): calls carrying 16 descriptors each to each, from 4 connections keeping
+        // 64 unanswered each, and calls carrying 64 from 2 keeping 4 each (more than the bus takes
+        // in one message: it closes their connection), for 10 s.
+        let owner = try #require(try world.bus.owner(of: "org.keyboardadapter.Watcher"))
+        let names = try world.bus.uniqueNames(of: service.pid).filter { $0 != owner }
+        print("the service's other connections:", names)
+        #expect(!names.isEmpty)
+        let floodScript = directory + "/descriptor-flood.py"
+        try Self.descriptorFloodTo.write(toFile: floodScript, atomically: true, encoding: .utf8)
+        let floods = try names.flatMap { name in
+            [
+                try world.session.start(
+                    "/usr/bin/python3", [floodScript, world.bus.address, "4", name, "16", "10", "64"]),
+                try world.session.start(
+                    "/usr/bin/python3", [floodScript, world.bus.address, "2", name, "64", "10", "4"]),
+            ]
+        }
+        defer { for flood in floods { flood.stop() } }
+        Thread.sleep(forTimeInterval: 2)
+        let during = Date()
+        let state = try Kbwatch.run(["--from-service", "--state", "--json"], environment: env, timeout: 30)
+        print("--state during the flood:", Date().timeIntervalSince(during), "s, status", state.status)
+        #expect(state.status == 1, "\(state.stderr)")
+        for (name, flood) in zip(names.flatMap { [$0 + " (16 each)", $0 + " (64 each)"] }, floods) {
+            try Wait.require("the flood to end", timeout: 60) { flood.log.contains("sent") }
+            print("the flood to \(name):", flood.log.split(separator: "\n").joined(separator: " | "))
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        // The connection that takes descriptors got them, and answered.
+        #expect(floods.contains { $0.log.contains("org.freedesktop.DBus.Error.UnknownObject") })
+        #expect(service.isRunning, "\(service.log)")
+        #expect(!service.log.contains("broke"), "\(service.log)")
+        let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service.pid)/fd"))?.count
+        print("the service's open descriptors after the flood:", descriptors ?? -1)
+
+        func app(_ mode: String) throws -> ChildProcess {
+            let process = try world.session.start(
+                "/usr/bin/python3",
+                [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
+            let answered = Wait.until(timeout: 20) {
+                process.log.contains("subscribed") || process.log.contains("refused")
+            }
+            try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
+            let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
+            let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
+            if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
+                pids += [by, orphan]
+            }
+            #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
+            return process
+        }
+        let live = try app("live")
+        defer { live.stop() }
+        let after = try app("after")
+        defer { after.stop() }
+        let before = try app("before")
+        defer { before.stop() }
+        let unnamed = try app("unnamed")
+        defer { unnamed.stop() }
+
+        let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        defer { keyboard.stop() }
+        // The bus's ProcessFD holds the process that connected: once it has ended, whoever has its
+        // pid, the caller is trusted with nothing.
+        let apps = [
+            ("live", live, true), ("after", after, false), ("before", before, false), ("unnamed", unnamed, false),
+        ]
+        for (name, process, local) in apps {
+            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
+            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
+            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
+            #expect(process.log.contains("didShow True") == local, "\(name): \(process.log)")
+        }
+        #expect(service.isRunning, "\(service.log)")
+        print("the service's log:", service.log)
+        #expect(
+            service.log.components(separatedBy: "the bus's ProcessFD holds no process").count == 4, "\(service.log)")
     }
 
     @Test(

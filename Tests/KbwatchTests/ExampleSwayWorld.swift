@@ -119,7 +119,7 @@ final class ExampleSwayWorld {
 
         try sway.message(["output", "HEADLESS-1", "mode", "1024x800"])
         var moved = top
-        try Wait.require("squeekboard's top edge to move from \(top)", timeout: 10) {
+        try Wait.require("squeekboard's top edge to move from \(top)", timeout: 30) {
             moved = (try? workspaceHeight()).flatMap { $0 } ?? top
             return moved != top
         }

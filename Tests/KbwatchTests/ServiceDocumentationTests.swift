@@ -24,7 +24,8 @@ struct ServiceDocumentationTests {
             try FileManager.default.createDirectory(atPath: services, withIntermediateDirectories: true)
             if installed { try Self.install(in: services) }
             bus = try SessionBus(
-                directory: session.directory, home: session.directory + "/home", serviceDirectory: services)
+                directory: session.directory, home: session.directory + "/home", serviceDirectory: services,
+                standardServiceDirectories: false)
         }
 
         /// Writes the service's file into the bus's activation directory.

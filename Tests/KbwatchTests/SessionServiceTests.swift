@@ -20,7 +20,8 @@ struct SessionServiceTests {
         /// `mine`'s window, focused.
         private(set) var mineWindow: UInt?
 
-        init(idleExit: String = "1") throws {
+        /// With `stack`, the bus is that userland's dbus-daemon.
+        init(idleExit: String = "1", stack: Stack = .debian12) throws {
             session = try X11Session()
             try session.startWindowManager()
             serviceDirectory = session.directory + "/services"
@@ -31,7 +32,8 @@ struct SessionServiceTests {
                     toFile: serviceDirectory + "/org.keyboardadapter.Watcher.service", atomically: true, encoding: .utf8
                 )
             bus = try SessionBus(
-                directory: session.directory, home: session.directory + "/home", serviceDirectory: serviceDirectory)
+                directory: session.directory, home: session.directory + "/home", serviceDirectory: serviceDirectory,
+                stack: stack)
             try bus.setActivationEnvironment(["DISPLAY": session.display, "HOME": session.directory + "/home"])
             apps = try XTestClient.connect(session.display)
             let (mine, mineWindow) = try session.startWindowProcess(title: "this app", instance: "app", x: 100, y: 100)

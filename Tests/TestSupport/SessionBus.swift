@@ -10,8 +10,15 @@ public final class SessionBus: @unchecked Sendable {
 
     /// Starts `dbus-daemon --session` listening in `directory`, and waits for its socket. With
     /// `serviceDirectory`, the bus activates the services described there (before the standard
-    /// ones), so that a test can tell whether something asked for a service to be started.
-    public init(directory: String, home: String, serviceDirectory: String? = nil, timeout: Double = 10) throws {
+    /// ones), so that a test can tell whether something asked for a service to be started. With a
+    /// `stack` other than Debian 12, the daemon is that userland's (bubblewrap, the host's pids).
+    /// With `standardServiceDirectories` false, the bus activates only what `serviceDirectory`
+    /// describes, never a service installed on the machine (a test of a bus that knows no service
+    /// must not find a kbwatch another test installed meanwhile).
+    public init(
+        directory: String, home: String, serviceDirectory: String? = nil, standardServiceDirectories: Bool = true,
+        timeout: Double = 10, stack: Stack = .debian12
+    ) throws {
         let socket = directory + "/bus"
         address = "unix:path=" + socket
         var arguments = ["--session", "--address=\(address)", "--nofork"]
@@ -21,15 +28,21 @@ public final class SessionBus: @unchecked Sendable {
                 "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"",
                 " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">",
                 "<busconfig>", "  <type>session</type>", "  <listen>\(address)</listen>", "  <auth>EXTERNAL</auth>",
-                "  <servicedir>\(serviceDirectory)</servicedir>", "  <standard_session_servicedirs/>",
+                "  <servicedir>\(serviceDirectory)</servicedir>",
+                standardServiceDirectories ? "  <standard_session_servicedirs/>" : "",
                 "  <policy context=\"default\">", "    <allow send_destination=\"*\" eavesdrop=\"true\"/>",
                 "    <allow eavesdrop=\"true\"/>", "    <allow own=\"*\"/>", "  </policy>", "</busconfig>",
             ]
             try (lines.joined(separator: "\n") + "\n").write(toFile: config, atomically: true, encoding: .utf8)
             arguments = ["--config-file=\(config)", "--nofork"]
         }
+        let (program, programArguments) =
+            stack.suite == nil
+            ? ("dbus-daemon", arguments)
+            : try Userland.command(
+                ["/usr/bin/dbus-daemon"] + arguments, on: stack, as: (getuid(), getgid()), accounts: directory)
         process = try ChildProcess(
-            "dbus-daemon", arguments,
+            program, programArguments,
             environment: ["HOME": home, "DISPLAY": nil, "WAYLAND_DISPLAY": nil],
             directory: directory)
         let daemon = process

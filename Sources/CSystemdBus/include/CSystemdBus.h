@@ -52,4 +52,13 @@ int ka_process_pin(int pid);
 /* 1 when the pinned process has ended, 0 while it runs, -errno when that cannot be told. */
 int ka_process_has_ended(int pidfd);
 
+/* Reads a GetConnectionCredentials reply (a{sv}) from its start: the user and process ids (-1 when
+   not given) and a close-on-exec copy of its ProcessFD (-1 when not given; the caller closes it).
+   -errno on a malformed reply or more than 1 024 entries. */
+int ka_bus_read_credentials(sd_bus_message *reply, int64_t *uid, int64_t *pid, int *pidfd);
+
+/* The pid, in this process's pid namespace, of the process pidfd `pidfd` holds (its fdinfo):
+   -ESRCH once it has ended, -EXDEV when it is outside this namespace, -errno otherwise. */
+int ka_process_pid_of(int pidfd);
+
 #endif

@@ -113,23 +113,34 @@ enum Packaging {
         }
     }()
 
-    /// The .deb, built once (after the release build) into the tests' build directory.
-    static let package: Result<String, TestFailure> = {
+    /// Every .deb scripts/build-deb printed, built once (after the release build) into the tests'
+    /// build directory: kbwatch's and the libraries'.
+    static let packages: Result<[String], TestFailure> = {
         do {
             _ = try releaseBuild.get()
             let output = try Shell.require(
-                root + "/scripts/build-deb", ["--scratch-path", scratch, scratch + "/deb"], timeout: 600)
-            let path = try #require(output.split(separator: "\n").last.map(String.init))
-            guard path.hasSuffix(".deb"), FileManager.default.fileExists(atPath: path) else {
-                throw TestFailure("scripts/build-deb printed no package:\n\(output)")
+                root + "/scripts/build-deb", ["--scratch-path", scratch, scratch + "/deb"], timeout: 1200)
+            let paths = output.split(separator: "\n").map(String.init).filter {
+                $0.hasPrefix("/") && $0.hasSuffix(".deb") && FileManager.default.fileExists(atPath: $0)
             }
-            return .success(path)
+            guard !paths.isEmpty else { throw TestFailure("scripts/build-deb printed no package:\n\(output)") }
+            return .success(paths)
         } catch let failure as TestFailure {
             return .failure(failure)
         } catch {
             return .failure(TestFailure("\(error)"))
         }
     }()
+
+    /// kbwatch's .deb among them.
+    static var package: Result<String, TestFailure> {
+        packages.flatMap { paths in
+            guard let path = paths.first(where: { ($0 as NSString).lastPathComponent.hasPrefix("kbwatch_") }) else {
+                return .failure(TestFailure("scripts/build-deb printed no kbwatch package: \(paths)"))
+            }
+            return .success(path)
+        }
+    }
 }
 
 /// The packaging's own files: one version everywhere, a man page that formats without a

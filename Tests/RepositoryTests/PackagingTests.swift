@@ -365,16 +365,22 @@ struct PackageInstallTests {
             return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
         }
         #expect(
-            Set(files) == [
-                "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
-                "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
-                "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher2.xml",
-                "/usr/share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
-                "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
-                "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
-                "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",
-                "/usr/share/lintian/overrides/kbwatch",
-            ])
+            Set(files)
+                == Set<String>([
+                    "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
+                    "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
+                    "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher2.xml",
+                    "/usr/share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
+                    "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
+                    "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
+                    "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",
+                    "/usr/share/lintian/overrides/kbwatch",
+                ]).union(
+                    ["legacy", "modules"].flatMap { flavour in
+                        ["extension.js", "metadata.json", "org.keyboardadapter.GnomeShell1.xml"].map {
+                            "/usr/share/keyboard-adapter/gnome-shell/\(flavour)/\($0)"
+                        }
+                    }))
         #expect(try Shell.require("/usr/bin/kbwatch", ["--version"]) == "kbwatch \(version)\n")
         #expect(try Shell.require("man", ["-w", "kbwatch"]) == "/usr/share/man/man1/kbwatch.1.gz\n")
         // The stripped binary needs no more than Debian's libraries: it runs, and sees xvkbd.
@@ -421,6 +427,118 @@ struct PackageInstallTests {
     }
 
     @Test(
+        "the libraries' packages pass lintian with no error or warning; apt installs every .deb here, and with nothing from the checkout C (pkg-config), Python, GJS, QML and CMake find the libraries, the GNOME Shell extension is system-wide and --doctor says so; apt purge leaves no file of them"
+    )
+    func libraryPackages() throws {
+        guard try Programs.ready(["lintian", "apt-get", "dpkg-query", "gcc", "python3", "gjs", "cmake"]) else { return }
+        let debs = try Packaging.packages.get()
+        let version = try Packaging.sourceVersion()
+        let names = debs.map { String(($0 as NSString).lastPathComponent.prefix { $0 != "_" }) }
+        #expect(
+            Set(names) == [
+                "kbwatch", "libkeyboard-adapter-1-0", "libkeyboard-adapter-dev", "gir1.2-keyboardadapter-1",
+                "libkeyboard-adapter-gtk4-1-0", "libkeyboard-adapter-gtk4-dev", "gir1.2-keyboardadaptergtk4-1",
+                "libkeyboard-adapter-qt6-1", "qml6-module-keyboardadapter", "libkeyboard-adapter-qt6-dev",
+            ])
+        for deb in debs {
+            #expect((deb as NSString).lastPathComponent.hasSuffix("_\(version)-1_amd64.deb"), "\(deb)")
+        }
+        let libraries = debs.filter { !($0 as NSString).lastPathComponent.hasPrefix("kbwatch_") }
+        let lintian = try Shell.run("lintian", ["--info"] + libraries, timeout: 300)
+        print("lintian of the libraries' packages: exit \(lintian.status)\n\(lintian.output)")
+        let flagged = lintian.output.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        #expect(lintian.status == 0 && flagged.isEmpty, "\(lintian.output)")
+
+        guard Programs.isRoot else {
+            try Programs.skip("needs root: apt installs the packages on this machine")
+            return
+        }
+        for name in names {
+            let known = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", name])
+            if known.status == 0 && !known.output.hasPrefix("un") {
+                try Programs.skip("\(name) is installed on this machine already (\(known.output)): it is left alone")
+                return
+            }
+        }
+        let apt: [String: String?] = ["DEBIAN_FRONTEND": "noninteractive"]
+        try Shell.require(
+            "apt-get", ["install", "-y", "--no-install-recommends"] + debs, environment: apt, timeout: 900)
+        var purged = false
+        defer {
+            if !purged { _ = try? Shell.run("apt-get", ["purge", "-y"] + names, environment: apt, timeout: 300) }
+        }
+        var files: [String] = []
+        for name in names {
+            files += try Shell.require("dpkg", ["-L", name]).split(separator: "\n").map(String.init).filter { path in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            }
+        }
+
+        // Used from a directory of its own with nothing from the checkout: each prints a line.
+        let directory = try Packaging.temporaryDirectory("libraries")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = #"""
+            cd "$1"
+            cat >main.c <<'EOF'
+            #include <keyboard-adapter.h>
+            #include <stdio.h>
+            int main(void) { printf("c: %s\n", g_type_name(KA_TYPE_WATCHER)); return 0; }
+            EOF
+            gcc -o main main.c $(pkg-config --cflags --libs keyboard-adapter-1) && ./main
+            python3 -c 'import gi; gi.require_version("KeyboardAdapter", "1"); from gi.repository import KeyboardAdapter; print("python:", KeyboardAdapter.Watcher.__gtype__.name)'
+            gjs -c 'imports.gi.versions.KeyboardAdapter = "1"; const K = imports.gi.KeyboardAdapter; print("gjs: " + K.Watcher.$gtype.name);'
+            cat >main.qml <<'EOF'
+            import QtQml
+            import KeyboardAdapter
+            QtObject { Component.onCompleted: { console.log("qml: visible " + KeyboardAdapter.visible); Qt.quit() } }
+            EOF
+            QT_QPA_PLATFORM=offscreen DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 30 /usr/lib/qt6/bin/qml main.qml 2>&1 | grep '^qml: '
+            mkdir app && cat >app/CMakeLists.txt <<'EOF'
+            cmake_minimum_required(VERSION 3.21)
+            project(app LANGUAGES CXX)
+            find_package(KeyboardAdapterQt REQUIRED)
+            add_executable(app main.cpp)
+            target_link_libraries(app PRIVATE KeyboardAdapterQt::KeyboardAdapterQt)
+            EOF
+            cat >app/main.cpp <<'EOF'
+            #include <KeyboardAdapter/Watcher>
+            int main() { return 0; }
+            EOF
+            cmake -S app -B build >cmake.log 2>&1 && cmake --build build >>cmake.log 2>&1 && ./build/app && echo "cmake: built"
+            ls /usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org/
+            HOME="$1" XDG_DATA_HOME= XDG_DATA_DIRS= /usr/bin/kbwatch --doctor 2>&1 | grep 'extension'
+            """#
+        let (_, output) = try Shell.run("sh", ["-c", script, "sh", directory], timeout: 300)
+        print(output)
+        for expected in [
+            "c: KaWatcher\n", "python: KaWatcher\n", "gjs: KaWatcher\n", "qml: visible false\n", "cmake: built\n",
+            "extension.js\nmetadata.json\norg.keyboardadapter.GnomeShell1.xml\n",
+            "extension in use: the system's (/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org, release ",
+        ] {
+            #expect(output.contains(expected), "\(expected) in:\n\(output)")
+        }
+
+        try Shell.require("apt-get", ["purge", "-y"] + names, environment: apt, timeout: 300)
+        purged = true
+        let left = files.filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(left.isEmpty, "left after apt purge: \(left)")
+        for path in [
+            "/usr/share/keyboard-adapter", "/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org",
+        ] {
+            var isDirectory: ObjCBool = false
+            let there =
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
+            #expect(!there, "\(path) is left")
+        }
+        for name in names {
+            let after = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", name])
+            #expect(after.status != 0 || after.output.hasPrefix("un"), "dpkg still knows \(name): \(after.output)")
+        }
+    }
+
+    @Test(
         "the .deb installs with apt in a copy-on-write overlay of a newer Debian's userland, kbwatch --version runs there, apt purge removes it, and the userland is untouched",
         arguments: [Stack.debian13, .forky])
     func newerDebianPackage(stack: Stack) throws {
@@ -444,6 +562,22 @@ struct PackageInstallTests {
         }
         let name = (deb as NSString).lastPathComponent
         try FileManager.default.copyItem(atPath: deb, toPath: directory + "/" + name)
+        // Beside it, the libraries' packages an app runs with (their -dev packages and the QML
+        // module's qml tool need what a bare userland lacks): through introspection from Python
+        // and GJS.
+        let runtime = try Packaging.packages.get().filter { path in
+            let file = (path as NSString).lastPathComponent
+            return [
+                "libkeyboard-adapter-1-0_", "gir1.2-keyboardadapter-1_", "libkeyboard-adapter-gtk4-1-0_",
+                "gir1.2-keyboardadaptergtk4-1_", "libkeyboard-adapter-qt6-1_", "qml6-module-keyboardadapter_",
+            ].contains { file.hasPrefix($0) }
+        }
+        #expect(runtime.count == 6, "\(runtime)")
+        try FileManager.default.createDirectory(atPath: directory + "/libraries", withIntermediateDirectories: false)
+        for path in runtime {
+            try FileManager.default.copyItem(
+                atPath: path, toPath: directory + "/libraries/" + (path as NSString).lastPathComponent)
+        }
         // xvkbd on an Xvfb of the host, whose socket the userland gets: the newer Debian's libraries
         // under the installed kbwatch watch it, directly and through the service the bus starts.
         let session = try X11Session()
@@ -477,12 +611,23 @@ struct PackageInstallTests {
             # The service it started ends with its bus (its command line starts with its path).
             kill "$busPid"
             for _ in $(seq 50); do pgrep -f '^/usr/bin/kbwatch --serve' >/dev/null || break; sleep 0.1; done
-            run dpkg -L kbwatch >"$dir/files"
-            run apt-get purge -y kbwatch
+            mkdir "$dir/merged/tmp/libraries"
+            cp "$dir"/libraries/*.deb "$dir/merged/tmp/libraries/"
+            run sh -c 'apt-get install -y --no-install-recommends /tmp/libraries/*.deb'
+            echo "python: $(run python3 -c 'import gi; gi.require_version("KeyboardAdapter", "1"); from gi.repository import KeyboardAdapter; print(KeyboardAdapter.Watcher.__gtype__.name)')"
+            echo "gjs: $(run gjs -c 'imports.gi.versions.KeyboardAdapter = "1"; print(imports.gi.KeyboardAdapter.Watcher.$gtype.name);')"
+            extension=/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org
+            echo "extension: $(readlink "$dir/merged$extension") $(ls "$dir/merged$extension/" | tr '\n' ' ')"
+            libraries="libkeyboard-adapter-1-0 gir1.2-keyboardadapter-1 libkeyboard-adapter-gtk4-1-0 gir1.2-keyboardadaptergtk4-1 libkeyboard-adapter-qt6-1 qml6-module-keyboardadapter"
+            for package in kbwatch $libraries; do run dpkg -L "$package"; done >"$dir/files"
+            run apt-get purge -y kbwatch $libraries
+            if [ -e "$dir/merged$extension" ] || [ -L "$dir/merged$extension" ]; then echo "left: $extension"; fi
             while read -r path; do
                 if [ -e "$dir/merged$path" ] && [ ! -d "$dir/merged$path" ]; then echo "left: $path"; fi
             done <"$dir/files"
-            if run dpkg-query -W kbwatch; then echo "dpkg still knows kbwatch"; fi
+            for package in kbwatch $libraries; do
+                if run dpkg-query -W "$package"; then echo "dpkg still knows $package"; fi
+            done
             """#
         let (status, output) = try Shell.run(
             "unshare",
@@ -496,6 +641,12 @@ struct PackageInstallTests {
         #expect(output.contains("version: kbwatch \(version)\n"), "\(output)")
         #expect(output.contains("state: xvkbd "), "\(output)")
         #expect(output.contains("activated: xvkbd "), "the bus starts the installed service: \(output)")
+        #expect(output.contains("python: KaWatcher\n") && output.contains("gjs: KaWatcher\n"), "\(output)")
+        // GNOME Shell 48 and later load the extension as ES modules.
+        #expect(
+            output.contains(
+                "extension: ../../keyboard-adapter/gnome-shell/modules extension.js metadata.json org.keyboardadapter.GnomeShell1.xml \n"
+            ), "\(output)")
         let files = (try? String(contentsOfFile: directory + "/files", encoding: .utf8)) ?? ""
         #expect(files.contains("/usr/bin/kbwatch\n") && files.contains("/usr/share/man/man1/kbwatch.1.gz\n"))
         #expect(!output.contains("left: ") && !output.contains("dpkg still knows"), "\(output)")

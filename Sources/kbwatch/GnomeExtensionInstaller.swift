@@ -179,8 +179,12 @@ enum GnomeExtensionInstaller {
                     + "`kbwatch --install-gnome-extension` for this user)")
         }
         if let enabled = settingsValue("org.gnome.shell", "enabled-extensions", environment) {
-            lines.append(
-                "org.gnome.shell enabled-extensions " + (enabled.contains("'\(uuid)'") ? "lists" : "omits") + " it")
+            let listed = enabled.contains("'\(uuid)'")
+            lines.append("org.gnome.shell enabled-extensions " + (listed ? "lists" : "omits") + " it")
+            if !listed, userRelease == nil, system != nil {
+                lines.append(
+                    "`gnome-extensions enable \(uuid)` (or the Extensions app) enables the system's for this user")
+            }
         }
         if let keyboard = settingsValue("org.gnome.desktop.a11y.applications", "screen-keyboard-enabled", environment) {
             lines.append("screen-keyboard-enabled: \(keyboard)")

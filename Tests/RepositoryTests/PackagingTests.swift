@@ -192,6 +192,14 @@ struct PackagingFileTests {
         }
         let check = try Shell.run("shellcheck", scripts)
         #expect(check.status == 0, "\(check.output)")
+        // kbwatch's maintainer scripts, which dpkg runs with /bin/sh.
+        let maintainer = ["kbwatch.postinst", "kbwatch.postrm"].map { Packaging.root + "/packaging/debian/" + $0 }
+        for script in maintainer {
+            let syntax = try Shell.run("sh", ["-n", script])
+            #expect(syntax.status == 0, "\(script): \(syntax.output)")
+        }
+        let checkMaintainer = try Shell.run("shellcheck", ["--shell=sh"] + maintainer)
+        #expect(checkMaintainer.status == 0, "\(checkMaintainer.output)")
     }
 
     @Test("scripts/uninstall refuses a list that names a file outside PREFIX, and then removes nothing")
@@ -507,6 +515,7 @@ struct PackageInstallTests {
             EOF
             cmake -S app -B build >cmake.log 2>&1 && cmake --build build >>cmake.log 2>&1 && ./build/app && echo "cmake: built"
             ls /usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org/
+            echo "flavour: $(readlink /usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org)"
             # --doctor tells of the extension where GNOME Shell runs: a stand-in owns its name on a bus.
             cat >shell.py <<'EOF'
             from gi.repository import Gio, GLib
@@ -518,6 +527,12 @@ struct PackageInstallTests {
             """#
         let (_, output) = try Shell.run("sh", ["-c", script, "sh", directory], timeout: 300)
         print(output)
+        // The flavour the installed GNOME Shell loads (Debian 12's 43: scripts), as the per-user
+        // installer chooses it; ES modules without one.
+        let shell = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev} ${Version}", "gnome-shell"])
+        let major = shell.output.hasPrefix("ii") ? Int(shell.output.dropFirst(4).prefix { $0.isNumber }) : nil
+        let flavour = major.map { $0 < 45 ? "legacy" : "modules" } ?? "modules"
+        #expect(output.contains("flavour: ../../keyboard-adapter/gnome-shell/\(flavour)\n"), "\(output)")
         for expected in [
             "c: KaWatcher\n", "python: KaWatcher\n", "gjs: KaWatcher\n", "qml: visible false\n", "cmake: built\n",
             "extension.js\nmetadata.json\norg.keyboardadapter.GnomeShell1.xml\n",

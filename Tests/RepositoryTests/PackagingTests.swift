@@ -616,7 +616,7 @@ struct PackageInstallTests {
     }
 
     @Test(
-        "the .deb installs with apt in a copy-on-write overlay of a newer Debian's userland, kbwatch --version runs there, apt purge removes it, and the userland is untouched",
+        "kbwatch's .deb and the libraries' runtime packages install with apt in a copy-on-write overlay of a newer Debian's userland; kbwatch --version runs there, Python and GJS import the library, Python sees xvkbd through the service its bus starts, the extension is linked as ES modules, apt purge removes them all, and the userland is untouched",
         arguments: [Stack.debian13, .forky])
     func newerDebianPackage(stack: Stack) throws {
         guard try Userland.ready(stack, ["apt-get", "dpkg", "dbus-daemon", "dbus-send"]) else { return }
@@ -693,6 +693,28 @@ struct PackageInstallTests {
             run sh -c 'apt-get install -y --no-install-recommends /tmp/libraries/*.deb'
             echo "python: $(run python3 -c 'import gi; gi.require_version("KeyboardAdapter", "1"); from gi.repository import KeyboardAdapter; print(KeyboardAdapter.Watcher.__gtype__.name)')"
             echo "gjs: $(run gjs -c 'imports.gi.versions.KeyboardAdapter = "1"; print(imports.gi.KeyboardAdapter.Watcher.$gtype.name);')"
+            # The library on a bus of its own, which starts the installed kbwatch: xvkbd, up already.
+            cat >"$dir/merged/tmp/visible.py" <<'EOF'
+            import gi
+            gi.require_version("KeyboardAdapter", "1")
+            from gi.repository import GLib, KeyboardAdapter
+            watcher, loop = KeyboardAdapter.Watcher(), GLib.MainLoop()
+            def check(*_):
+                if watcher.props.visible:
+                    r = watcher.props.keyboard_rectangle
+                    print("visible %d,%d %dx%d" % (r.x, r.y, r.width, r.height))
+                    loop.quit()
+            watcher.connect("notify::visible", check)
+            GLib.idle_add(check)
+            loop.run()
+            EOF
+            bus="unix:path=/tmp/kbwatch-test-bus-library"
+            busPid=$(run dbus-daemon --session --address="$bus" --fork --print-pid)
+            run dbus-send --bus="$bus" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.UpdateActivationEnvironment "dict:string:string:DISPLAY,$display" >/dev/null
+            echo "library: $(run env DISPLAY="$display" DBUS_SESSION_BUS_ADDRESS="$bus" timeout 20 python3 /tmp/visible.py)"
+            kill "$busPid"
+            for _ in $(seq 50); do pgrep -f '^/usr/bin/kbwatch --serve' >/dev/null || break; sleep 0.1; done
             extension=/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org
             echo "extension: $(readlink "$dir/merged$extension") $(ls "$dir/merged$extension/" | tr '\n' ' ')"
             libraries="libkeyboard-adapter-1-0 gir1.2-keyboardadapter-1 libkeyboard-adapter-gtk4-1-0 gir1.2-keyboardadaptergtk4-1 libkeyboard-adapter-qt6-1 qml6-module-keyboardadapter"
@@ -719,6 +741,10 @@ struct PackageInstallTests {
         #expect(output.contains("state: xvkbd "), "\(output)")
         #expect(output.contains("activated: xvkbd "), "the bus starts the installed service: \(output)")
         #expect(output.contains("python: KaWatcher\n") && output.contains("gjs: KaWatcher\n"), "\(output)")
+        // The library through the service its bus started sees xvkbd where kbwatch --state does.
+        let frame = output.firstMatch(of: /library: visible (\d+,\d+ \d+x\d+)\n/).map { String($0.1) }
+        let stateLine = output.split(separator: "\n").first { $0.hasPrefix("state: xvkbd ") }
+        #expect(frame.map { stateLine?.contains(" \($0)") == true } == true, "\(output)")
         // GNOME Shell 48 and later load the extension as ES modules.
         #expect(
             output.contains(

@@ -125,23 +125,66 @@ enum GnomeExtensionInstaller {
         return lines
     }
 
-    /// What `--doctor` adds about the extension on this machine: its folder, its release, whether
-    /// it is enabled, and whether the shell's keyboard is.
+    /// The system-wide extension folders GNOME Shell looks in, in its order:
+    /// `<dir>/gnome-shell/extensions/<uuid>` for each of `$XDG_DATA_DIRS` (or
+    /// `/usr/local/share:/usr/share`); the kbwatch package installs the extension in `/usr/share`'s.
+    static func systemFolders(_ environment: [String: String]) -> [String] {
+        let directories =
+            (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        var seen: Set<String> = []
+        return directories.compactMap { directory in
+            let folder =
+                (directory.hasSuffix("/") ? String(directory.dropLast()) : directory)
+                + "/gnome-shell/extensions/" + uuid
+            return seen.insert(folder).inserted ? folder : nil
+        }
+    }
+
+    /// The release an extension folder holds (its metadata's `version-name`), or nil without one.
+    static func installedRelease(_ folder: String) -> String? {
+        let metadata = try? String(contentsOfFile: folder + "/metadata.json", encoding: .utf8)
+        return metadata.flatMap { text in
+            text.firstRange(of: "\"version-name\": \"").map { range in
+                String(text[range.upperBound...].prefix { $0 != "\"" }.prefix(32))
+            }
+        }
+    }
+
+    /// What `--doctor` adds about the extension on this machine: its folders (the user's and the
+    /// system's) with their releases, which one GNOME Shell loads (the user's shadows the
+    /// system's), whether it is enabled, and whether the shell's keyboard is.
     static func doctorLines(environment: [String: String]) -> [String] {
         var lines: [String] = []
-        if let folder = folder(environment) {
-            let metadata = try? String(contentsOfFile: folder + "/metadata.json", encoding: .utf8)
-            let installed = metadata.flatMap { text in
-                text.firstRange(of: "\"version-name\": \"").map { range in
-                    String(text[range.upperBound...].prefix { $0 != "\"" }.prefix(32))
-                }
-            }
+        let user = folder(environment)
+        let userRelease = user.flatMap(installedRelease)
+        if let user {
+            lines.append("extension folder \(user): " + (userRelease.map { "release \($0)" } ?? "not installed"))
+        }
+        var system: (folder: String, release: String)?
+        for folder in systemFolders(environment) {
+            guard let release = installedRelease(folder) else { continue }
+            lines.append("system extension folder \(folder): release \(release)")
+            if system == nil { system = (folder, release) }
+        }
+        if let user, let userRelease {
             lines.append(
-                "extension folder \(folder): " + (installed.map { "release \($0)" } ?? "not installed"))
+                "extension in use: the user's (\(user), release \(userRelease))"
+                    + (system.map { "; it shadows the system's in \($0.folder)" } ?? ""))
+        } else if let system {
+            lines.append("extension in use: the system's (\(system.folder), release \(system.release))")
+        } else {
+            lines.append(
+                "extension in use: none installed (the kbwatch package installs it system-wide; "
+                    + "`kbwatch --install-gnome-extension` for this user)")
         }
         if let enabled = settingsValue("org.gnome.shell", "enabled-extensions", environment) {
-            lines.append(
-                "org.gnome.shell enabled-extensions " + (enabled.contains("'\(uuid)'") ? "lists" : "omits") + " it")
+            let listed = enabled.contains("'\(uuid)'")
+            lines.append("org.gnome.shell enabled-extensions " + (listed ? "lists" : "omits") + " it")
+            if !listed, userRelease == nil, system != nil {
+                lines.append(
+                    "`gnome-extensions enable \(uuid)` (or the Extensions app) enables the system's for this user")
+            }
         }
         if let keyboard = settingsValue("org.gnome.desktop.a11y.applications", "screen-keyboard-enabled", environment) {
             lines.append("screen-keyboard-enabled: \(keyboard)")

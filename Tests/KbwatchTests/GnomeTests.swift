@@ -321,6 +321,7 @@ struct GnomeTests {
         for expected in [
             "gnome: available", "GNOME Shell \(stack.gnomeShellMajor).",
             "extension folder \(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org: release 0.3.0",
+            "extension in use: the user's (\(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org, release 0.3.0)",
             "enabled-extensions lists it", "screen-keyboard-enabled: true", "kbwatch would use: gnome",
         ] {
             #expect(doctor.output.contains(expected), "\(expected) in:\n\(doctor.output)")

@@ -113,23 +113,34 @@ enum Packaging {
         }
     }()
 
-    /// The .deb, built once (after the release build) into the tests' build directory.
-    static let package: Result<String, TestFailure> = {
+    /// Every .deb scripts/build-deb printed, built once (after the release build) into the tests'
+    /// build directory: kbwatch's and the libraries'.
+    static let packages: Result<[String], TestFailure> = {
         do {
             _ = try releaseBuild.get()
             let output = try Shell.require(
-                root + "/scripts/build-deb", ["--scratch-path", scratch, scratch + "/deb"], timeout: 600)
-            let path = try #require(output.split(separator: "\n").last.map(String.init))
-            guard path.hasSuffix(".deb"), FileManager.default.fileExists(atPath: path) else {
-                throw TestFailure("scripts/build-deb printed no package:\n\(output)")
+                root + "/scripts/build-deb", ["--scratch-path", scratch, scratch + "/deb"], timeout: 1200)
+            let paths = output.split(separator: "\n").map(String.init).filter {
+                $0.hasPrefix("/") && $0.hasSuffix(".deb") && FileManager.default.fileExists(atPath: $0)
             }
-            return .success(path)
+            guard !paths.isEmpty else { throw TestFailure("scripts/build-deb printed no package:\n\(output)") }
+            return .success(paths)
         } catch let failure as TestFailure {
             return .failure(failure)
         } catch {
             return .failure(TestFailure("\(error)"))
         }
     }()
+
+    /// kbwatch's .deb among them.
+    static var package: Result<String, TestFailure> {
+        packages.flatMap { paths in
+            guard let path = paths.first(where: { ($0 as NSString).lastPathComponent.hasPrefix("kbwatch_") }) else {
+                return .failure(TestFailure("scripts/build-deb printed no kbwatch package: \(paths)"))
+            }
+            return .success(path)
+        }
+    }
 }
 
 /// The packaging's own files: one version everywhere, a man page that formats without a
@@ -181,6 +192,14 @@ struct PackagingFileTests {
         }
         let check = try Shell.run("shellcheck", scripts)
         #expect(check.status == 0, "\(check.output)")
+        // kbwatch's maintainer scripts, which dpkg runs with /bin/sh.
+        let maintainer = ["kbwatch.postinst", "kbwatch.postrm"].map { Packaging.root + "/packaging/debian/" + $0 }
+        for script in maintainer {
+            let syntax = try Shell.run("sh", ["-n", script])
+            #expect(syntax.status == 0, "\(script): \(syntax.output)")
+        }
+        let checkMaintainer = try Shell.run("shellcheck", ["--shell=sh"] + maintainer)
+        #expect(checkMaintainer.status == 0, "\(checkMaintainer.output)")
     }
 
     @Test("scripts/uninstall refuses a list that names a file outside PREFIX, and then removes nothing")
@@ -354,16 +373,22 @@ struct PackageInstallTests {
             return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
         }
         #expect(
-            Set(files) == [
-                "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
-                "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
-                "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher2.xml",
-                "/usr/share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
-                "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
-                "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
-                "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",
-                "/usr/share/lintian/overrides/kbwatch",
-            ])
+            Set(files)
+                == Set<String>([
+                    "/usr/bin/kbwatch", "/usr/share/man/man1/kbwatch.1.gz",
+                    "/usr/share/keyboard-adapter/kwin/keyboard-adapter.js",
+                    "/usr/share/dbus-1/interfaces/org.keyboardadapter.Watcher2.xml",
+                    "/usr/share/dbus-1/interfaces/org.keyboardadapter.GnomeShell1.xml",
+                    "/usr/share/dbus-1/services/org.keyboardadapter.Watcher.service",
+                    "/usr/lib/systemd/user/keyboard-adapter.service", "/usr/share/doc/kbwatch/copyright",
+                    "/usr/share/doc/kbwatch/changelog.Debian.gz", "/usr/share/doc/kbwatch/changelog.gz",
+                    "/usr/share/lintian/overrides/kbwatch",
+                ]).union(
+                    ["legacy", "modules"].flatMap { flavour in
+                        ["extension.js", "metadata.json", "org.keyboardadapter.GnomeShell1.xml"].map {
+                            "/usr/share/keyboard-adapter/gnome-shell/\(flavour)/\($0)"
+                        }
+                    }))
         #expect(try Shell.require("/usr/bin/kbwatch", ["--version"]) == "kbwatch \(version)\n")
         #expect(try Shell.require("man", ["-w", "kbwatch"]) == "/usr/share/man/man1/kbwatch.1.gz\n")
         // The stripped binary needs no more than Debian's libraries: it runs, and sees xvkbd.
@@ -410,7 +435,188 @@ struct PackageInstallTests {
     }
 
     @Test(
-        "the .deb installs with apt in a copy-on-write overlay of a newer Debian's userland, kbwatch --version runs there, apt purge removes it, and the userland is untouched",
+        "the libraries' packages pass lintian with no error or warning; apt installs every .deb here, and with nothing from the checkout C (pkg-config), Python, GJS, QML and CMake find the libraries, the GNOME Shell extension is system-wide and --doctor says so, a Python client hears xvkbd through the installed service; apt purge leaves no file of them"
+    )
+    func libraryPackages() throws {
+        guard try Programs.ready(["lintian", "apt-get", "dpkg-query", "gcc", "python3", "gjs", "cmake"]) else { return }
+        let debs = try Packaging.packages.get()
+        let version = try Packaging.sourceVersion()
+        let names = debs.map { String(($0 as NSString).lastPathComponent.prefix { $0 != "_" }) }
+        #expect(
+            Set(names) == [
+                "kbwatch", "libkeyboard-adapter-1-0", "libkeyboard-adapter-dev", "gir1.2-keyboardadapter-1",
+                "libkeyboard-adapter-gtk4-1-0", "libkeyboard-adapter-gtk4-dev", "gir1.2-keyboardadaptergtk4-1",
+                "libkeyboard-adapter-qt6-1", "qml6-module-keyboardadapter", "libkeyboard-adapter-qt6-dev",
+            ])
+        for deb in debs {
+            #expect((deb as NSString).lastPathComponent.hasSuffix("_\(version)-1_amd64.deb"), "\(deb)")
+        }
+        let libraries = debs.filter { !($0 as NSString).lastPathComponent.hasPrefix("kbwatch_") }
+        let lintian = try Shell.run("lintian", ["--info"] + libraries, timeout: 300)
+        print("lintian of the libraries' packages: exit \(lintian.status)\n\(lintian.output)")
+        let flagged = lintian.output.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        #expect(lintian.status == 0 && flagged.isEmpty, "\(lintian.output)")
+
+        guard Programs.isRoot else {
+            try Programs.skip("needs root: apt installs the packages on this machine")
+            return
+        }
+        for name in names {
+            let known = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", name])
+            if known.status == 0 && !known.output.hasPrefix("un") {
+                try Programs.skip("\(name) is installed on this machine already (\(known.output)): it is left alone")
+                return
+            }
+        }
+        let apt: [String: String?] = ["DEBIAN_FRONTEND": "noninteractive"]
+        try Shell.require(
+            "apt-get", ["install", "-y", "--no-install-recommends"] + debs, environment: apt, timeout: 900)
+        var purged = false
+        defer {
+            if !purged { _ = try? Shell.run("apt-get", ["purge", "-y"] + names, environment: apt, timeout: 300) }
+        }
+        var files: [String] = []
+        for name in names {
+            files += try Shell.require("dpkg", ["-L", name]).split(separator: "\n").map(String.init).filter { path in
+                var isDirectory: ObjCBool = false
+                return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            }
+        }
+
+        // Used from a directory of its own with nothing from the checkout: each prints a line.
+        let directory = try Packaging.temporaryDirectory("libraries")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = #"""
+            cd "$1"
+            cat >main.c <<'EOF'
+            #include <keyboard-adapter.h>
+            #include <stdio.h>
+            int main(void) { printf("c: %s\n", g_type_name(KA_TYPE_WATCHER)); return 0; }
+            EOF
+            gcc -o main main.c $(pkg-config --cflags --libs keyboard-adapter-1) && ./main
+            /usr/bin/python3 -c 'import gi; gi.require_version("KeyboardAdapter", "1"); from gi.repository import KeyboardAdapter; print("python:", KeyboardAdapter.Watcher.__gtype__.name)'
+            gjs -c 'imports.gi.versions.KeyboardAdapter = "1"; const K = imports.gi.KeyboardAdapter; print("gjs: " + K.Watcher.$gtype.name);'
+            cat >main.qml <<'EOF'
+            import QtQuick
+            import KeyboardAdapter
+            Item { Component.onCompleted: { console.log("visible " + KeyboardAdapter.visible); Qt.quit() } }
+            EOF
+            QT_QPA_PLATFORM=offscreen DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 30 /usr/lib/qt6/bin/qml main.qml 2>&1 | grep '^qml: '
+            mkdir app && cat >app/CMakeLists.txt <<'EOF'
+            cmake_minimum_required(VERSION 3.21)
+            project(app LANGUAGES CXX)
+            find_package(KeyboardAdapterQt REQUIRED)
+            add_executable(app main.cpp)
+            target_link_libraries(app PRIVATE KeyboardAdapterQt::KeyboardAdapterQt)
+            EOF
+            cat >app/main.cpp <<'EOF'
+            #include <KeyboardAdapter/Watcher>
+            int main() { return 0; }
+            EOF
+            cmake -S app -B build >cmake.log 2>&1 && cmake --build build >>cmake.log 2>&1 && ./build/app && echo "cmake: built"
+            ls /usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org/
+            echo "flavour: $(readlink /usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org)"
+            # --doctor tells of the extension where GNOME Shell runs: a stand-in owns its name on a bus.
+            cat >shell.py <<'EOF'
+            from gi.repository import Gio, GLib
+            Gio.bus_own_name(Gio.BusType.SESSION, "org.gnome.Shell", Gio.BusNameOwnerFlags.NONE, None, None, None)
+            GLib.MainLoop().run()
+            EOF
+            HOME="$1" XDG_DATA_HOME= XDG_DATA_DIRS= timeout 60 dbus-run-session -- sh -c \
+                '/usr/bin/python3 shell.py & sleep 1; /usr/bin/kbwatch --doctor 2>&1 | grep extension; kill $!'
+            """#
+        let (_, output) = try Shell.run("sh", ["-c", script, "sh", directory], timeout: 300)
+        print(output)
+        // The flavour the installed GNOME Shell loads (Debian 12's 43: scripts), as the per-user
+        // installer chooses it; ES modules without one.
+        let shell = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev} ${Version}", "gnome-shell"])
+        let major = shell.output.hasPrefix("ii") ? Int(shell.output.dropFirst(4).prefix { $0.isNumber }) : nil
+        let flavour = major.map { $0 < 45 ? "legacy" : "modules" } ?? "modules"
+        #expect(output.contains("flavour: ../../keyboard-adapter/gnome-shell/\(flavour)\n"), "\(output)")
+        for expected in [
+            "c: KaWatcher\n", "python: KaWatcher\n", "gjs: KaWatcher\n", "qml: visible false\n", "cmake: built\n",
+            "extension.js\nmetadata.json\norg.keyboardadapter.GnomeShell1.xml\n",
+            "extension in use: the system's (/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org, release ",
+            "`gnome-extensions enable keyboard-adapter@keyboardadapter.org` (or the Extensions app) enables the system's",
+        ] {
+            #expect(output.contains(expected), "\(expected) in:\n\(output)")
+        }
+
+        try Self.hearsKeyboard(directory)
+
+        try Shell.require("apt-get", ["purge", "-y"] + names, environment: apt, timeout: 300)
+        purged = true
+        let left = files.filter { FileManager.default.fileExists(atPath: $0) }
+        #expect(left.isEmpty, "left after apt purge: \(left)")
+        for path in [
+            "/usr/share/keyboard-adapter", "/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org",
+        ] {
+            var isDirectory: ObjCBool = false
+            let there =
+                FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                || (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) != nil
+            #expect(!there, "\(path) is left")
+        }
+        for name in names {
+            let after = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", name])
+            #expect(after.status != 0 || after.output.hasPrefix("un"), "dpkg still knows \(name): \(after.output)")
+        }
+    }
+
+    /// End to end through the installed packages alone: a Python client of about ten lines on
+    /// Xvfb, whose session bus starts the installed kbwatch, hears xvkbd's will-show with its frame,
+    /// and did-hide when it closes.
+    static func hearsKeyboard(_ directory: String) throws {
+        guard try Programs.ready(["Xvfb", "xvkbd", "xdotool", "xwininfo", "dbus-daemon"]) else { return }
+        try #"""
+        import gi
+        gi.require_version("KeyboardAdapter", "1")
+        from gi.repository import GLib, KeyboardAdapter
+
+        def say(*words):
+            print(*words, flush=True)
+
+        watcher = KeyboardAdapter.Watcher()
+        for name in ["will-show", "did-hide"]:
+            watcher.connect(name, lambda _, update, name=name: say(
+                name, "%d,%d %dx%d" % (update.props.end_frame.x, update.props.end_frame.y,
+                                       update.props.end_frame.width, update.props.end_frame.height)))
+        watcher.connect("notify::service-available", lambda w, _: say("available", w.props.service_available))
+        GLib.MainLoop().run()
+        """#.write(toFile: directory + "/client.py", atomically: true, encoding: .utf8)
+        let session = try X11Session()
+        defer { session.stop() }
+        let bus = try SessionBus(
+            directory: session.directory, home: session.directory + "/home", serviceDirectory: session.directory)
+        defer { bus.stop() }
+        try bus.setActivationEnvironment(["DISPLAY": session.display])
+        let client = try ChildProcess(
+            "/usr/bin/python3", [directory + "/client.py"],
+            environment: session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 },
+            directory: directory)
+        defer { client.stop() }
+        try Wait.require("the client subscribed through the installed service (\(client.log))", timeout: 20) {
+            client.log.contains("available True\n")
+        }
+        let keyboard = try session.start("xvkbd", ["-geometry", "600x200+100+500"])
+        var window: UInt = 0
+        try Wait.require("xvkbd's window", timeout: 15) {
+            let found = (try? session.run("xdotool", ["search", "--onlyvisible", "--class", "XVkbd"])) ?? ""
+            window = found.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
+            return window != 0
+        }
+        let info = try #require(try session.xwininfo(window))
+        try Wait.require("will-show (\(client.log))", timeout: 20) { client.log.contains("will-show ") }
+        keyboard.stop()
+        try Wait.require("did-hide (\(client.log))", timeout: 20) { client.log.contains("did-hide ") }
+        print("the installed library's Python client:\n\(client.log)")
+        #expect(
+            client.log.contains("will-show \(info.x),\(info.y) \(info.width)x\(info.height)\n"),
+            "xvkbd at \(info): \(client.log)")
+    }
+
+    @Test(
+        "kbwatch's .deb and the libraries' runtime packages install with apt in a copy-on-write overlay of a newer Debian's userland; kbwatch --version runs there, Python and GJS import the library, Python sees xvkbd through the service its bus starts, the extension is linked as ES modules, apt purge removes them all, and the userland is untouched",
         arguments: [Stack.debian13, .forky])
     func newerDebianPackage(stack: Stack) throws {
         guard try Userland.ready(stack, ["apt-get", "dpkg", "dbus-daemon", "dbus-send"]) else { return }
@@ -433,6 +639,22 @@ struct PackageInstallTests {
         }
         let name = (deb as NSString).lastPathComponent
         try FileManager.default.copyItem(atPath: deb, toPath: directory + "/" + name)
+        // Beside it, the libraries' packages an app runs with (their -dev packages and the QML
+        // module's qml tool need what a bare userland lacks): through introspection from Python
+        // and GJS.
+        let runtime = try Packaging.packages.get().filter { path in
+            let file = (path as NSString).lastPathComponent
+            return [
+                "libkeyboard-adapter-1-0_", "gir1.2-keyboardadapter-1_", "libkeyboard-adapter-gtk4-1-0_",
+                "gir1.2-keyboardadaptergtk4-1_", "libkeyboard-adapter-qt6-1_", "qml6-module-keyboardadapter_",
+            ].contains { file.hasPrefix($0) }
+        }
+        #expect(runtime.count == 6, "\(runtime)")
+        try FileManager.default.createDirectory(atPath: directory + "/libraries", withIntermediateDirectories: false)
+        for path in runtime {
+            try FileManager.default.copyItem(
+                atPath: path, toPath: directory + "/libraries/" + (path as NSString).lastPathComponent)
+        }
         // xvkbd on an Xvfb of the host, whose socket the userland gets: the newer Debian's libraries
         // under the installed kbwatch watch it, directly and through the service the bus starts.
         let session = try X11Session()
@@ -466,12 +688,45 @@ struct PackageInstallTests {
             # The service it started ends with its bus (its command line starts with its path).
             kill "$busPid"
             for _ in $(seq 50); do pgrep -f '^/usr/bin/kbwatch --serve' >/dev/null || break; sleep 0.1; done
-            run dpkg -L kbwatch >"$dir/files"
-            run apt-get purge -y kbwatch
+            mkdir "$dir/merged/tmp/libraries"
+            cp "$dir"/libraries/*.deb "$dir/merged/tmp/libraries/"
+            run sh -c 'apt-get install -y --no-install-recommends /tmp/libraries/*.deb'
+            echo "python: $(run python3 -c 'import gi; gi.require_version("KeyboardAdapter", "1"); from gi.repository import KeyboardAdapter; print(KeyboardAdapter.Watcher.__gtype__.name)')"
+            echo "gjs: $(run gjs -c 'imports.gi.versions.KeyboardAdapter = "1"; print(imports.gi.KeyboardAdapter.Watcher.$gtype.name);')"
+            # The library on a bus of its own, which starts the installed kbwatch: xvkbd, up already.
+            cat >"$dir/merged/tmp/visible.py" <<'EOF'
+            import gi
+            gi.require_version("KeyboardAdapter", "1")
+            from gi.repository import GLib, KeyboardAdapter
+            watcher, loop = KeyboardAdapter.Watcher(), GLib.MainLoop()
+            def check(*_):
+                if watcher.props.visible:
+                    r = watcher.props.keyboard_rectangle
+                    print("visible %d,%d %dx%d" % (r.x, r.y, r.width, r.height))
+                    loop.quit()
+            watcher.connect("notify::visible", check)
+            GLib.idle_add(check)
+            loop.run()
+            EOF
+            bus="unix:path=/tmp/kbwatch-test-bus-library"
+            busPid=$(run dbus-daemon --session --address="$bus" --fork --print-pid)
+            run dbus-send --bus="$bus" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.UpdateActivationEnvironment "dict:string:string:DISPLAY,$display" >/dev/null
+            echo "library: $(run env DISPLAY="$display" DBUS_SESSION_BUS_ADDRESS="$bus" timeout 20 python3 /tmp/visible.py)"
+            kill "$busPid"
+            for _ in $(seq 50); do pgrep -f '^/usr/bin/kbwatch --serve' >/dev/null || break; sleep 0.1; done
+            extension=/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org
+            echo "extension: $(readlink "$dir/merged$extension") $(ls "$dir/merged$extension/" | tr '\n' ' ')"
+            libraries="libkeyboard-adapter-1-0 gir1.2-keyboardadapter-1 libkeyboard-adapter-gtk4-1-0 gir1.2-keyboardadaptergtk4-1 libkeyboard-adapter-qt6-1 qml6-module-keyboardadapter"
+            for package in kbwatch $libraries; do run dpkg -L "$package"; done >"$dir/files"
+            run apt-get purge -y kbwatch $libraries
+            if [ -e "$dir/merged$extension" ] || [ -L "$dir/merged$extension" ]; then echo "left: $extension"; fi
             while read -r path; do
                 if [ -e "$dir/merged$path" ] && [ ! -d "$dir/merged$path" ]; then echo "left: $path"; fi
             done <"$dir/files"
-            if run dpkg-query -W kbwatch; then echo "dpkg still knows kbwatch"; fi
+            for package in kbwatch $libraries; do
+                if run dpkg-query -W "$package"; then echo "dpkg still knows $package"; fi
+            done
             """#
         let (status, output) = try Shell.run(
             "unshare",
@@ -485,6 +740,16 @@ struct PackageInstallTests {
         #expect(output.contains("version: kbwatch \(version)\n"), "\(output)")
         #expect(output.contains("state: xvkbd "), "\(output)")
         #expect(output.contains("activated: xvkbd "), "the bus starts the installed service: \(output)")
+        #expect(output.contains("python: KaWatcher\n") && output.contains("gjs: KaWatcher\n"), "\(output)")
+        // The library through the service its bus started sees xvkbd where kbwatch --state does.
+        let frame = output.firstMatch(of: /library: visible (\d+,\d+ \d+x\d+)\n/).map { String($0.1) }
+        let stateLine = output.split(separator: "\n").first { $0.hasPrefix("state: xvkbd ") }
+        #expect(frame.map { stateLine?.contains(" \($0)") == true } == true, "\(output)")
+        // GNOME Shell 48 and later load the extension as ES modules.
+        #expect(
+            output.contains(
+                "extension: ../../keyboard-adapter/gnome-shell/modules extension.js metadata.json org.keyboardadapter.GnomeShell1.xml \n"
+            ), "\(output)")
         let files = (try? String(contentsOfFile: directory + "/files", encoding: .utf8)) ?? ""
         #expect(files.contains("/usr/bin/kbwatch\n") && files.contains("/usr/share/man/man1/kbwatch.1.gz\n"))
         #expect(!output.contains("left: ") && !output.contains("dpkg still knows"), "\(output)")

@@ -393,34 +393,9 @@ struct BusTrustTests {
         try world.bus.waitForName("org.keyboardadapter.Watcher")
         let script = directory + "/reused-pid-app.py"
         try Self.reusedPidApp.write(toFile: script, atomically: true, encoding: .utf8)
-        let mineWindow = try #require(world.mineWindow)
-        var pids: [Int32] = []
-        defer { for pid in pids { kill(pid, SIGKILL) } }
 
-        func app(_ mode: String) throws -> ChildProcess {
-            let process = try world.session.start(
-                "/usr/bin/python3",
-                [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
-            let answered = Wait.until(timeout: 20) {
-                process.log.contains("subscribed") || process.log.contains("refused")
-            }
-            try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
-            let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
-            let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
-            if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
-                pids += [by, orphan]
-            }
-            #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
-            return process
-        }
-        let live = try app("live")
-        defer { live.stop() }
-        let after = try app("after")
-        defer { after.stop() }
-        let before = try app("before")
-        defer { before.stop() }
-        let unnamed = try app("unnamed")
-        defer { unnamed.stop() }
+        let apps = try ReusedPidApps(world: world, script: script)
+        defer { apps.stop() }
 
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { keyboard.stop() }
@@ -428,15 +403,7 @@ struct BusTrustTests {
         // that took the pid after the connection joined the bus (its Hello) is not the one that
         // made it. One that took it before the Hello is not told from it (what the service cannot
         // see).
-        let apps = [
-            ("live", live, true), ("after", after, false), ("before", before, false), ("unnamed", unnamed, true),
-        ]
-        for (name, process, local) in apps {
-            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
-            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
-            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
-            #expect(process.log.contains("didShow True") == local, "\(name): \(process.log)")
-        }
+        try apps.expectLocal(["live": true, "after": false, "before": false, "unnamed": true])
         #expect(service.isRunning, "\(service.log)")
         print("the service's log:", service.log)
         #expect(
@@ -515,9 +482,6 @@ struct BusTrustTests {
         try world.bus.waitForName("org.keyboardadapter.Watcher")
         let script = directory + "/reused-pid-app.py"
         try Self.reusedPidApp.write(toFile: script, atomically: true, encoding: .utf8)
-        let mineWindow = try #require(world.mineWindow)
-        var pids: [Int32] = []
-        defer { for pid in pids { kill(pid, SIGKILL) } }
 
         // The service's connections besides the one owning its name (the one asking who callers
         // are among them): calls carrying 16 descriptors each to each, from 4 connections keeping
@@ -555,44 +519,14 @@ struct BusTrustTests {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(service.pid)/fd"))?.count
         print("the service's open descriptors after the flood:", descriptors ?? -1)
 
-        func app(_ mode: String) throws -> ChildProcess {
-            let process = try world.session.start(
-                "/usr/bin/python3",
-                [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
-            let answered = Wait.until(timeout: 20) {
-                process.log.contains("subscribed") || process.log.contains("refused")
-            }
-            try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
-            let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
-            let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
-            if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
-                pids += [by, orphan]
-            }
-            #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
-            return process
-        }
-        let live = try app("live")
-        defer { live.stop() }
-        let after = try app("after")
-        defer { after.stop() }
-        let before = try app("before")
-        defer { before.stop() }
-        let unnamed = try app("unnamed")
-        defer { unnamed.stop() }
+        let apps = try ReusedPidApps(world: world, script: script)
+        defer { apps.stop() }
 
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { keyboard.stop() }
         // The bus's ProcessFD holds the process that connected: once it has ended, whoever has its
         // pid, the caller is trusted with nothing.
-        let apps = [
-            ("live", live, true), ("after", after, false), ("before", before, false), ("unnamed", unnamed, false),
-        ]
-        for (name, process, local) in apps {
-            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
-            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
-            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
-            #expect(process.log.contains("didShow True") == local, "\(name): \(process.log)")
-        }
+        try apps.expectLocal(["live": true, "after": false, "before": false, "unnamed": false])
         #expect(service.isRunning, "\(service.log)")
         print("the service's log:", service.log)
         #expect(
@@ -751,5 +685,58 @@ struct BusTrustTests {
         print(output)
         #expect(status == 0, "\(output)\n\(service.log)")
         #expect(service.isRunning, "\(service.log)")
+    }
+}
+
+/// The four apps of the pid-reuse tests (`BusTrustTests.reusedPidApp`), each subscribed naming the
+/// focused window's process as its own: `live`, the connecting process itself; `after`, `before`
+/// and `unnamed`, connections whose process ended and whose pid another process took. It ends
+/// them and the processes that took the pids.
+final class ReusedPidApps {
+    private var apps: [(name: String, process: ChildProcess)] = []
+    /// The pid takers and the orphaned connections' holders, ended by ``stop()``.
+    private var pids: [Int32] = []
+
+    /// Starts the four apps, one after the other, each once the service has answered it.
+    init(world: SessionServiceTests.World, script: String) throws {
+        let mineWindow = try #require(world.mineWindow)
+        do {
+            for mode in ["live", "after", "before", "unnamed"] {
+                let process = try world.session.start(
+                    "/usr/bin/python3",
+                    [script, world.bus.address, String(mineWindow, radix: 16), String(world.mine.pid), mode])
+                apps.append((mode, process))
+                let answered = Wait.until(timeout: 20) {
+                    process.log.contains("subscribed") || process.log.contains("refused")
+                }
+                try #require(answered, "the \(mode) app was not answered within 20 s: \(process.log)")
+                let reuse = try #require(process.log.firstMatch(of: /reused (\d+) (\d+)/), "\(process.log)")
+                let (connecting, by) = (Int32(reuse.1)!, Int32(reuse.2)!)
+                if mode != "live", let orphan = process.log.firstMatch(of: /orphan (\d+)/).flatMap({ Int32($0.1) }) {
+                    pids += [by, orphan]
+                }
+                #expect(connecting == by, "the pid \(connecting) could not be taken: \(process.log)")
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Waits for each app's didShow and expects its verdict, `local` true or not, by its name.
+    func expectLocal(_ expected: [String: Bool]) throws {
+        for (name, process) in apps {
+            try Wait.require("\(name)'s didShow (\(process.log))", timeout: 15) { process.log.contains("didShow") }
+            print("\(name):", process.log.split(separator: "\n").joined(separator: " | "))
+            #expect(process.log.contains("subscribed"), "\(name): \(process.log)")
+            #expect(process.log.contains("didShow True") == expected[name], "\(name): \(process.log)")
+        }
+    }
+
+    /// Ends the apps, then the processes that took the pids.
+    func stop() {
+        for (_, process) in apps.reversed() { process.stop() }
+        for pid in pids { kill(pid, SIGKILL) }
+        pids.removeAll()
     }
 }

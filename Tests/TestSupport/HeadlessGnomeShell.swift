@@ -96,10 +96,10 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
             ] + (stack == .debian12 ? [] : ["--no-x11"]), on: stack, as: user, accounts: runtime.path)
         let shell = try ChildProcess(program, arguments, directory: runtime.path)
         self.shell = shell
-        let ready = Wait.until(timeout: 60, interval: 0.05) {
+        let ready = Wait.until(timeout: 120, interval: 0.05) {
             (try? self.eval("Main.layoutManager._startingUp")) == "false" || !shell.isRunning
         }
-        if !ready { throw TestFailure("GNOME Shell was not ready in 60 s:\n\(shell.log.suffix(3000))") }
+        if !ready { throw TestFailure("GNOME Shell was not ready in 120 s:\n\(shell.log.suffix(3000))") }
         if !shell.isRunning { throw TestFailure("gnome-shell exited early:\n\(shell.log)") }
         _ = try eval("Main.overview.hide()")
         if animations { _ = try eval("imports.gi.St.Settings.get().uninhibit_animations()") }

@@ -92,17 +92,7 @@ final class DemoWorld {
 
     /// The first visible window matching an `xdotool search` query, waited for.
     func findWindow(_ query: [String], what: String) throws -> UInt {
-        var found: UInt?
-        let appeared = Wait.until(timeout: 15, interval: 0.1) {
-            // xdotool exits with 1 while nothing matches.
-            let output = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible"] + query,
-                environment: session.environment, timeout: 10)
-            found = output?.output.split(separator: "\n").compactMap { UInt($0) }.first
-            return found != nil
-        }
-        guard appeared, let found else { throw TestFailure("timed out after 15 s waiting for \(what)") }
-        return found
+        try session.waitForWindow(query, what: what)
     }
 
     /// How long the bar may take to reach its place: generous, for a loaded CI machine running

@@ -95,13 +95,7 @@ enum ExampleBar {
 
         // Over the whole width of the screen.
         try session.start("xvkbd", ["-geometry", "1280x220+0+490"])
-        var keyboard: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: session.environment)
-            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return keyboard != 0
-        }
+        let keyboard = try session.waitForWindow(["--class", "XVkbd"], what: "xvkbd's window")
         let shown = try #require(try session.xwininfo(keyboard))
         #expect(shown.y < bottom && shown.y + shown.height > bottom, "xvkbd covers the window's bottom: \(shown)")
         try expectBar(app, at: shown.y, "xvkbd shown", pixels: pixels)

@@ -57,13 +57,7 @@ struct GJSExampleTests {
         try expectInset(0, "the window alone", pixels: pixels, bottom: bottom)
 
         try world.session.start("xvkbd", ["-geometry", "600x220+0+\(bottom - 150)"])
-        var keyboard: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
-            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return keyboard != 0
-        }
+        let keyboard = try world.session.waitForWindow(["--class", "XVkbd"], what: "xvkbd's window")
         let shown = try #require(try world.session.xwininfo(keyboard))
         try expectInset(bottom - shown.y, "xvkbd shown", pixels: pixels, bottom: bottom)
         #expect(ExampleBar.said(app, "willShow xvkbd"))

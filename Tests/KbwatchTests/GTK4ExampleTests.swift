@@ -98,13 +98,7 @@ struct GTK4ExampleTests {
         // Over the content's bottom 150 rows, left of x 600: the bar shows beside it when pulled
         // under it.
         try world.session.start("xvkbd", ["-geometry", "600x220+0+\(content.maxY - 150)"])
-        var keyboard: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
-            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return keyboard != 0
-        }
+        let keyboard = try world.session.waitForWindow(["--class", "XVkbd"], what: "xvkbd's window")
         let frame = try #require(try world.session.xwininfo(keyboard))
         // In the entry, left of the button: under it, the bar's own colour in its bottom margin.
         let column = content.maxX - 100
@@ -153,13 +147,7 @@ struct GTK4ExampleTests {
         let content = try Self.content(app)
         let pixels = try ExamplePixels.x11(display: world.session.display, column: content.maxX - 100)
         try world.session.start("xvkbd", ["-geometry", "1280x200+0+500"])
-        var keyboard: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
-            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return keyboard != 0
-        }
+        let keyboard = try world.session.waitForWindow(["--class", "XVkbd"], what: "xvkbd's window")
         try ExampleBar.expectBar(app, at: 500, "xvkbd shown", pixels: pixels)
         try Wait.require("didShow xvkbd; the app said:\n\(app.log)", timeout: 10) {
             ExampleBar.said(app, "didShow xvkbd")

@@ -97,13 +97,7 @@ struct QtModuleTests {
     /// empty one.
     static func followsXvkbd(_ app: ChildProcess, in world: ExampleBar.ServiceWorld) throws {
         try world.session.start("xvkbd", ["-geometry", "600x200+340+560"])
-        var keyboard: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = try? Programs.run(
-                "xdotool", ["search", "--onlyvisible", "--class", "XVkbd"], environment: world.session.environment)
-            keyboard = found?.output.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return keyboard != 0
-        }
+        let keyboard = try world.session.waitForWindow(["--class", "XVkbd"], what: "xvkbd's window")
         var frame: [Int] = []
         try Wait.require("keyboardRectangle to be xvkbd's frame; the app said:\n\(app.log)", timeout: 15) {
             guard let covered = try? world.session.xwininfoCovered(keyboard) else { return false }

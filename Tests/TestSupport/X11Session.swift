@@ -205,6 +205,21 @@ public final class X11Session: @unchecked Sendable {
         }
     }
 
+    /// The first visible window an `xdotool search` `query` matches (`["--class", "XVkbd"]`),
+    /// waited for up to 15 s; throws naming `what` when none appears.
+    public func waitForWindow(_ query: [String], what: String) throws -> UInt {
+        var found: UInt?
+        let appeared = Wait.until(timeout: 15, interval: 0.1) {
+            // xdotool exits with 1 while nothing matches.
+            let output = try? Programs.run(
+                "xdotool", ["search", "--onlyvisible"] + query, environment: environment, timeout: 10)
+            found = output?.output.split(separator: "\n").compactMap { UInt($0) }.first
+            return found != nil
+        }
+        guard appeared, let found else { throw TestFailure("timed out after 15 s waiting for \(what)") }
+        return found
+    }
+
     /// A window's absolute inner geometry as `xwininfo -id` reports it (the reference every asserted
     /// frame is compared with); nil when the window is gone.
     public func xwininfo(_ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int)? {

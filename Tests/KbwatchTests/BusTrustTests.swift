@@ -9,7 +9,9 @@ struct BusTrustTests {
     /// Python with GDBus: `Show` calls sent asynchronously from `connections` connections of one
     /// process, each keeping `outstanding` calls unanswered at once, each call carrying
     /// `descriptors` descriptors (copies of /dev/null), for `seconds` seconds or until `total`
-    /// calls were sent; prints `sent N`, then one line per outcome, `ok N` or `ERROR-NAME N`.
+    /// calls were sent; prints `sent N`, then one line per outcome, `ok N` or `ERROR-NAME N`. With
+    /// a seventh argument, a unique name, the calls go to that connection instead (`Take` of an
+    /// interface nobody serves, at `/`).
     static let showFlood = #"""
         import os
         import sys
@@ -18,7 +20,9 @@ struct BusTrustTests {
 
         address, connections, outstanding, descriptors, seconds, total = (
             sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
-        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2"
+        NAME, PATH, IFACE, MEMBER = (
+            ("org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2", "Show")
+            if len(sys.argv) < 8 else (sys.argv[7], "/", "org.example.Flood", "Take"))
         null = os.open("/dev/null", os.O_RDONLY)
         outcomes, state = {}, {"sent": 0, "answered": 0}
         loop = GLib.MainLoop()
@@ -35,7 +39,7 @@ struct BusTrustTests {
                     loop.quit()
                 return
             state["sent"] += 1
-            bus.call_with_unix_fd_list(NAME, PATH, IFACE, "Show", None, None, Gio.DBusCallFlags.NONE, 25000, fds(),
+            bus.call_with_unix_fd_list(NAME, PATH, IFACE, MEMBER, None, None, Gio.DBusCallFlags.NONE, 25000, fds(),
                                        None, done, bus)
 
         def done(bus, result, _):
@@ -136,7 +140,9 @@ struct BusTrustTests {
 
     /// What ``namingApp`` does once it has its connection `bus`.
     static let namingAppBody = #"""
-        NAME, PATH, IFACE = "org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2"
+        NAME, PATH, IFACE, MEMBER = (
+            ("org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher", "org.keyboardadapter.Watcher2", "Show")
+            if len(sys.argv) < 8 else (sys.argv[7], "/", "org.example.Flood", "Take"))
         \#(SandboxedSubscriberTests.subscriberSignals)
         options = {"window_ids": GLib.Variant("at", [int(sys.argv[2], 16)]), "pids": GLib.Variant("au", [int(sys.argv[3])])}
         try:
@@ -412,55 +418,6 @@ struct BusTrustTests {
         #expect(service.log.components(separatedBy: "trusted with nothing").count == 3, "\(service.log)")
     }
 
-    /// Python with GDBus: from `argv[2]` connections to the bus at `argv[1]`, calls to `argv[3]`
-    /// (any path and method) each carrying `argv[4]` descriptors, each connection keeping `argv[6]`
-    /// unanswered, for `argv[5]` seconds; prints `sent N`, then `ERROR-NAME N` or `ok N` per outcome.
-    static let descriptorFloodTo = #"""
-        import os
-        import sys
-        import time
-        from gi.repository import Gio, GLib
-
-        address, connections, destination, descriptors, seconds, outstanding = (
-            sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), int(sys.argv[6]))
-        null = os.open("/dev/null", os.O_RDONLY)
-        outcomes, state = {}, {"sent": 0, "answered": 0}
-        loop = GLib.MainLoop()
-        end = time.monotonic() + seconds
-
-        def send(bus):
-            if time.monotonic() >= end:
-                if state["answered"] == state["sent"]:
-                    loop.quit()
-                return
-            state["sent"] += 1
-            fds = Gio.UnixFDList.new_from_array([os.dup(null) for _ in range(descriptors)])
-            bus.call_with_unix_fd_list(destination, "/", "org.example.Flood", "Take", None, None,
-                                       Gio.DBusCallFlags.NONE, 25000, fds, None, done, bus)
-
-        def done(bus, result, _):
-            state["answered"] += 1
-            try:
-                bus.call_with_unix_fd_list_finish(result)
-                key = "ok"
-            except GLib.Error as error:
-                key = Gio.DBusError.get_remote_error(error) or error.message
-            outcomes[key] = outcomes.get(key, 0) + 1
-            send(bus)
-
-        buses = [Gio.DBusConnection.new_for_address_sync(
-            address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION,
-            None, None) for _ in range(connections)]
-        for bus in buses:
-            for _ in range(outstanding):
-                send(bus)
-        GLib.timeout_add(int(seconds * 1000) + 30000, loop.quit)
-        loop.run()
-        print("sent", state["sent"], flush=True)
-        for key, count in sorted(outcomes.items()):
-            print(key, count, flush=True)
-        """#
-
     @Test(
         "on Debian 13's dbus-daemon the service pins a caller by the bus's ProcessFD: a pid taken before or after the connection's Hello or its first call is told apart; a flood of calls carrying descriptors to the connection that takes them, under a limit of 1 024 open files, leaves it working"
     )
@@ -492,13 +449,14 @@ struct BusTrustTests {
         print("the service's other connections:", names)
         #expect(!names.isEmpty)
         let floodScript = directory + "/descriptor-flood.py"
-        try Self.descriptorFloodTo.write(toFile: floodScript, atomically: true, encoding: .utf8)
+        try Self.showFlood.write(toFile: floodScript, atomically: true, encoding: .utf8)
+        // No bound on the count: each floods for its 10 s.
         let floods = try names.flatMap { name in
             [
                 try world.session.start(
-                    "/usr/bin/python3", [floodScript, world.bus.address, "4", name, "16", "10", "64"]),
+                    "/usr/bin/python3", [floodScript, world.bus.address, "4", "64", "16", "10", "1000000000", name]),
                 try world.session.start(
-                    "/usr/bin/python3", [floodScript, world.bus.address, "2", name, "64", "10", "4"]),
+                    "/usr/bin/python3", [floodScript, world.bus.address, "2", "4", "64", "10", "1000000000", name]),
             ]
         }
         defer { for flood in floods { flood.stop() } }

@@ -228,7 +228,11 @@ let package = Package(
             name: "ScreenCapture", dependencies: ["CX11", "CZlib"], path: "Examples/ScreenCapture",
             linkerSettings: [.linkedLibrary("X11")]),
         .executableTarget(name: "kbshot", dependencies: ["ScreenCapture"], path: "Examples/kbshot"),
-        .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "ScreenCapture", "TestSupport"]),
+        // An app that links libX11 and libsystemd itself beside the package and calls sd-bus first.
+        .executableTarget(
+            name: "kbforeign", dependencies: ["KeyboardAdapter", "CX11", "CSystemd"], path: "Tests/ForeignLibraryApp",
+            linkerSettings: [.linkedLibrary("X11"), .linkedLibrary("systemd")]),
+        .testTarget(name: "KbdemoTests", dependencies: ["kbdemo", "kbforeign", "ScreenCapture", "TestSupport"]),
 
         // The delivery modes in real processes: a poll() loop, dispatchMain(), and the mistake.
         .executableTarget(

@@ -48,7 +48,7 @@ int ka_bus_start_paced(sd_bus *bus, const char *path, int timeout_ms) {
     static const char handshake[] = "\0AUTH EXTERNAL\r\nDATA\r\n";
     /* sd-bus's own handshake must not ask for descriptors: it would wait for an agreement the
        bus is never asked for. */
-    int refused = sd_bus_negotiate_fds(bus, 0);
+    int refused = ka_sd_bus_negotiate_fds(bus, 0);
     if (refused < 0) return refused;
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     size_t length = strlen(path);
@@ -77,10 +77,10 @@ int ka_bus_start_paced(sd_bus *bus, const char *path, int timeout_ms) {
         goto failed;
     }
     /* Once set, the bus owns pair[0] (closed with it). */
-    status = sd_bus_set_fd(bus, pair[0], pair[0]);
+    status = ka_sd_bus_set_fd(bus, pair[0], pair[0]);
     if (status < 0) close(pair[0]);
-    if (status >= 0) status = sd_bus_set_bus_client(bus, 1);
-    if (status >= 0) status = sd_bus_start(bus);
+    if (status >= 0) status = ka_sd_bus_set_bus_client(bus, 1);
+    if (status >= 0) status = ka_sd_bus_start(bus);
     if (status >= 0) {
         /* sd-bus made its descriptor non-blocking: so must the one that replaces it be. */
         int flags = fcntl(socket_fd, F_GETFL);

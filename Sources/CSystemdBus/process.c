@@ -40,24 +40,24 @@ int ka_bus_read_credentials(sd_bus_message *reply, int64_t *uid, int64_t *pid, i
     *uid = -1;
     *pid = -1;
     *pidfd = -1;
-    int status = sd_bus_message_enter_container(reply, 'a', "{sv}");
+    int status = ka_sd_bus_message_enter_container(reply, 'a', "{sv}");
     if (status <= 0) return status < 0 ? status : -EBADMSG;
     for (unsigned entries = 0; entries < 1024; entries++) {
-        status = sd_bus_message_enter_container(reply, 'e', "sv");
+        status = ka_sd_bus_message_enter_container(reply, 'e', "sv");
         if (status < 0) goto failed;
-        if (status == 0) return sd_bus_message_exit_container(reply);
+        if (status == 0) return ka_sd_bus_message_exit_container(reply);
         const char *key = NULL;
         char type = 0;
         const char *contents = NULL;
-        status = sd_bus_message_read_basic(reply, 's', &key);
+        status = ka_sd_bus_message_read_basic(reply, 's', &key);
         if (status == 0 || key == NULL) status = -EBADMSG;
-        if (status >= 0) status = sd_bus_message_peek_type(reply, &type, &contents);
+        if (status >= 0) status = ka_sd_bus_message_peek_type(reply, &type, &contents);
         if (status < 0) goto failed;
         if (contents && strcmp(key, "ProcessFD") == 0 && strcmp(contents, "h") == 0 && *pidfd < 0) {
             int received = -1;
-            status = sd_bus_message_enter_container(reply, 'v', "h");
-            if (status >= 0) status = sd_bus_message_read_basic(reply, 'h', &received);
-            if (status >= 0) status = sd_bus_message_exit_container(reply);
+            status = ka_sd_bus_message_enter_container(reply, 'v', "h");
+            if (status >= 0) status = ka_sd_bus_message_read_basic(reply, 'h', &received);
+            if (status >= 0) status = ka_sd_bus_message_exit_container(reply);
             if (status < 0) goto failed;
             /* The message owns its descriptor: a copy of ours outlives it. */
             *pidfd = fcntl(received, F_DUPFD_CLOEXEC, 3);
@@ -68,16 +68,16 @@ int ka_bus_read_credentials(sd_bus_message *reply, int64_t *uid, int64_t *pid, i
         } else if (contents && (strcmp(key, "UnixUserID") == 0 || strcmp(key, "ProcessID") == 0) &&
                    strcmp(contents, "u") == 0) {
             uint32_t value = 0;
-            status = sd_bus_message_enter_container(reply, 'v', "u");
-            if (status >= 0) status = sd_bus_message_read_basic(reply, 'u', &value);
-            if (status >= 0) status = sd_bus_message_exit_container(reply);
+            status = ka_sd_bus_message_enter_container(reply, 'v', "u");
+            if (status >= 0) status = ka_sd_bus_message_read_basic(reply, 'u', &value);
+            if (status >= 0) status = ka_sd_bus_message_exit_container(reply);
             if (status < 0) goto failed;
             *(key[0] == 'U' ? uid : pid) = value;
         } else {
-            status = sd_bus_message_skip(reply, "v");
+            status = ka_sd_bus_message_skip(reply, "v");
             if (status < 0) goto failed;
         }
-        status = sd_bus_message_exit_container(reply);
+        status = ka_sd_bus_message_exit_container(reply);
         if (status < 0) goto failed;
     }
     status = -E2BIG;

@@ -61,7 +61,7 @@ package indirect enum BusValue: Sendable {
 extension BusConnection {
     /// Asks for `name` without replacing or queueing behind its owner.
     package func requestName(_ name: String) throws(BusFailure) -> NameRequest {
-        let status = sd_bus_request_name(bus, name, 0)
+        let status = ka_sd_bus_request_name(bus, name, 0)
         if status == -EEXIST { return .taken }
         guard status >= 0 else { throw BusFailure(code: -status) }
         return .owned
@@ -78,7 +78,7 @@ extension BusConnection {
     /// Answers `call` with `values`.
     package func reply(to call: BusMessage, _ values: [BusValue]) throws(BusFailure) {
         var made: OpaquePointer?
-        let status = sd_bus_message_new_method_return(call.pointer, &made)
+        let status = ka_sd_bus_message_new_method_return(call.pointer, &made)
         guard status >= 0, let made else { throw BusFailure(code: -status) }
         let reply = BusMessage(owning: made)
         try append(values, to: reply)
@@ -96,11 +96,11 @@ extension BusConnection {
         path: String, interface: String, member: String, _ values: [BusValue], destination: String? = nil
     ) throws(BusFailure) {
         var made: OpaquePointer?
-        var status = sd_bus_message_new_signal(bus, &made, path, interface, member)
+        var status = ka_sd_bus_message_new_signal(bus, &made, path, interface, member)
         guard status >= 0, let made else { throw BusFailure(code: -status) }
         let signal = BusMessage(owning: made)
         if let destination {
-            status = sd_bus_message_set_destination(made, destination)
+            status = ka_sd_bus_message_set_destination(made, destination)
             guard status >= 0 else { throw BusFailure(code: -status) }
         }
         try append(values, to: signal)
@@ -108,7 +108,7 @@ extension BusConnection {
     }
 
     private func send(_ message: BusMessage) throws(BusFailure) {
-        let status = sd_bus_send(bus, message.pointer, nil)
+        let status = ka_sd_bus_send(bus, message.pointer, nil)
         guard status >= 0 else { throw BusFailure(code: -status) }
     }
 
@@ -122,51 +122,51 @@ extension BusConnection {
         case .string(let text): try check(ka_bus_append_string(message, text))
         case .bool(let flag): try check(ka_bus_append_bool(message, flag ? 1 : 0))
         case .uint32(var number):
-            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number))
+            try check(ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number))
         case .int32(var number):
-            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &number))
+            try check(ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &number))
         case .int64(var number):
-            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "x")), &number))
+            try check(ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "x")), &number))
         case .double(var number):
-            try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "d")), &number))
+            try check(ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "d")), &number))
         case .structure(let members):
             let contents = String(value.signature.dropFirst().dropLast())
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), contents))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "r")), contents))
             for member in members { try append(member, to: message) }
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         case .array(let element, let values):
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), element))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), element))
             for value in values { try append(value, to: message) }
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         case .variant(let inner):
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), inner.signature))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "v")), inner.signature))
             try append(inner, to: message)
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         case .dictionary(let entries):
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}"))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "{sv}"))
             for (key, entry) in entries {
-                try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv"))
+                try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "e")), "sv"))
                 try check(ka_bus_append_string(message, key))
                 try append(.variant(entry), to: message)
-                try check(sd_bus_message_close_container(message))
+                try check(ka_sd_bus_message_close_container(message))
             }
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         case .strings(let texts):
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s"))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "s"))
             for text in texts { try check(ka_bus_append_string(message, text)) }
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         case .uint32s(let numbers):
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "u"))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "u"))
             for var number in numbers {
-                try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number))
+                try check(ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number))
             }
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         case .uint64s(let numbers):
-            try check(sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "t"))
+            try check(ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "t"))
             for var number in numbers {
-                try check(sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &number))
+                try check(ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "t")), &number))
             }
-            try check(sd_bus_message_close_container(message))
+            try check(ka_sd_bus_message_close_container(message))
         }
     }
 }

@@ -1,4 +1,5 @@
 import CSystemd
+import CSystemdBus
 import Glibc
 
 /// A value read from a message whatever its signature, variants unwrapped: how typed arguments
@@ -105,7 +106,7 @@ extension BusMessage {
     private func readText(_ type: Character, limit: Int) throws(BusFailure) -> String {
         var value: UnsafePointer<CChar>?
         let status = withUnsafeMutablePointer(to: &value) {
-            sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), $0)
+            ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), $0)
         }
         guard status > 0, let value else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         guard strnlen(value, limit + 1) <= limit else { throw BusFailure(code: E2BIG) }
@@ -114,7 +115,7 @@ extension BusMessage {
 
     private func readBasic<Number: FixedWidthInteger>(_ type: Character, as: Number.Type) throws(BusFailure) -> Number {
         var value = Number.zero
-        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), &value)
+        let status = ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value
     }

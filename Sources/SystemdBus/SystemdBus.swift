@@ -115,28 +115,28 @@ package final class BusConnection {
                 code: ENOENT, message: loadFailure.map { String(cString: $0) } ?? "libsystemd cannot be loaded")
         }
         var created: OpaquePointer?
-        var status = sd_bus_new(&created)
+        var status = ka_sd_bus_new(&created)
         guard status >= 0, let created else { throw BusFailure(code: -status) }
         // No Unix descriptors, ever: the package uses none, and each one a peer sent would be an
         // open file of this process until closed. Not negotiated, the bus refuses to deliver a
         // message carrying some (it answers its sender with an error) before anything queues it.
-        status = sd_bus_negotiate_fds(created, takesDescriptors ? 1 : 0)
+        status = ka_sd_bus_negotiate_fds(created, takesDescriptors ? 1 : 0)
         if status >= 0, !takesDescriptors, let socket = Self.pacedSocket(address) {
             status = ka_bus_start_paced(created, socket, 25_000)
         } else if status >= 0 {
-            status = sd_bus_set_address(created, address)
-            if status >= 0 { status = sd_bus_set_bus_client(created, 1) }
-            if status >= 0 { status = sd_bus_start(created) }
+            status = ka_sd_bus_set_address(created, address)
+            if status >= 0 { status = ka_sd_bus_set_bus_client(created, 1) }
+            if status >= 0 { status = ka_sd_bus_start(created) }
         }
         guard status >= 0 else {
-            sd_bus_flush_close_unref(created)
+            ka_sd_bus_flush_close_unref(created)
             throw BusFailure(
                 code: -status, message: "cannot connect to \(address): \(String(cString: strerror(-status)))")
         }
         bus = created
     }
 
-    deinit { sd_bus_close_unref(bus) }
+    deinit { ka_sd_bus_close_unref(bus) }
 
     /// The unix socket of `address` (`/path`, or `@name` for an abstract one) when the connection
     /// must pace its authentication: in a Flatpak sandbox (`/.flatpak-info`), whose bus is
@@ -154,11 +154,11 @@ package final class BusConnection {
     }
 
     /// The descriptor to poll.
-    package var descriptor: Int32 { sd_bus_get_fd(bus) }
+    package var descriptor: Int32 { ka_sd_bus_get_fd(bus) }
 
     /// The poll events wanted now (POLLOUT while output is queued); nil once the connection is closed.
     package var events: Int16? {
-        let events = sd_bus_get_events(bus)
+        let events = ka_sd_bus_get_events(bus)
         return events < 0 ? nil : Int16(truncatingIfNeeded: events)
     }
 
@@ -166,20 +166,20 @@ package final class BusConnection {
     /// CLOCK_MONOTONIC microseconds, nil for never.
     package var timeoutMicroseconds: UInt64? {
         var usec: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
+        guard ka_sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
         return usec
     }
 
     /// Processes one message or pending step: > 0 when there may be more, 0 when idle, < 0
     /// (`-errno`) when the connection is broken.
-    package func process() -> Int32 { sd_bus_process(bus, nil) }
+    package func process() -> Int32 { ka_sd_bus_process(bus, nil) }
 
     /// Builds a call that never starts its destination.
     func message(for call: BusCall) throws(BusFailure) -> BusMessage {
         var made: OpaquePointer?
         var status =
             call.startsDestination
-            ? sd_bus_message_new_method_call(bus, &made, call.destination, call.path, call.interface, call.member)
+            ? ka_sd_bus_message_new_method_call(bus, &made, call.destination, call.path, call.interface, call.member)
             : ka_bus_new_call(bus, &made, call.destination, call.path, call.interface, call.member)
         guard status >= 0, let made else { throw BusFailure(code: -status) }
         let message = BusMessage(owning: made)
@@ -205,7 +205,7 @@ package final class BusConnection {
         var error = ka_bus_error_null()
         defer { ka_bus_error_free(&error) }
         var reply: OpaquePointer?
-        let status = sd_bus_call(bus, request.pointer, UInt64(timeout * 1_000_000), &error, &reply)
+        let status = ka_sd_bus_call(bus, request.pointer, UInt64(timeout * 1_000_000), &error, &reply)
         guard status >= 0, let reply else {
             throw BusFailure(
                 code: -status, name: error.name.map { boundedString($0) },
@@ -223,7 +223,7 @@ package final class BusConnection {
         let request = try message(for: call)
         let box = BusHandler(handler)
         var slot: OpaquePointer?
-        let status = sd_bus_call_async(
+        let status = ka_sd_bus_call_async(
             bus, &slot, request.pointer, busTrampoline, Unmanaged.passUnretained(box).toOpaque(),
             UInt64(timeout * 1_000_000))
         guard status >= 0, let slot else { throw BusFailure(code: -status) }
@@ -233,7 +233,7 @@ package final class BusConnection {
     /// This connection's unique name on the bus (`:1.42`), once connected.
     package var uniqueName: String? {
         var name: UnsafePointer<CChar>?
-        guard sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
+        guard ka_sd_bus_get_unique_name(bus, &name) >= 0, let name else { return nil }
         return boundedString(name, limit: 255)
     }
 
@@ -244,7 +244,8 @@ package final class BusConnection {
         let box = BusHandler { message in _ = handler(message) }
         box.takes = handler
         var slot: OpaquePointer?
-        let status = sd_bus_add_object(bus, &slot, path, busObjectTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        let status = ka_sd_bus_add_object(
+            bus, &slot, path, busObjectTrampoline, Unmanaged.passUnretained(box).toOpaque())
         guard status >= 0, let slot else { throw BusFailure(code: -status) }
         return BusSlot(slot, handler: box)
     }
@@ -260,7 +261,7 @@ package final class BusConnection {
     {
         let box = BusHandler { message in if origin.sent(message) { handler(message) } }
         var slot: OpaquePointer?
-        let status = sd_bus_add_match(bus, &slot, rule, busTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        let status = ka_sd_bus_add_match(bus, &slot, rule, busTrampoline, Unmanaged.passUnretained(box).toOpaque())
         guard status >= 0, let slot else { throw BusFailure(code: -status) }
         return BusSlot(slot, handler: box)
     }
@@ -291,7 +292,7 @@ package final class BusSlot {
         self.handler = handler
     }
 
-    deinit { sd_bus_slot_unref(slot) }
+    deinit { ka_sd_bus_slot_unref(slot) }
 }
 
 /// The Swift side of a C callback, reached through the slot's userdata. Its slot owns it and
@@ -322,8 +323,8 @@ package final class BusMessage {
     package let pointer: OpaquePointer
 
     package init(owning pointer: OpaquePointer) { self.pointer = pointer }
-    package init(borrowing pointer: OpaquePointer) { self.pointer = sd_bus_message_ref(pointer) }
-    deinit { sd_bus_message_unref(pointer) }
+    package init(borrowing pointer: OpaquePointer) { self.pointer = ka_sd_bus_message_ref(pointer) }
+    deinit { ka_sd_bus_message_unref(pointer) }
 
     /// The error of an error reply; nil for a method return.
     package var error: BusFailure? {
@@ -336,24 +337,24 @@ package final class BusMessage {
     }
 
     /// The unique name of the connection that sent the message.
-    package var sender: String? { sd_bus_message_get_sender(pointer).map { boundedString($0, limit: 255) } }
+    package var sender: String? { ka_sd_bus_message_get_sender(pointer).map { boundedString($0, limit: 255) } }
 
     /// The interface and member a method call or signal names.
     package var member: (interface: String?, name: String?) {
         (
-            sd_bus_message_get_interface(pointer).map { boundedString($0, limit: 255) },
-            sd_bus_message_get_member(pointer).map { boundedString($0, limit: 255) }
+            ka_sd_bus_message_get_interface(pointer).map { boundedString($0, limit: 255) },
+            ka_sd_bus_message_get_member(pointer).map { boundedString($0, limit: 255) }
         )
     }
 
     /// True when the body's signature is exactly `signature`.
-    package func hasSignature(_ signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
+    package func hasSignature(_ signature: String) -> Bool { ka_sd_bus_message_has_signature(pointer, signature) > 0 }
 
     /// The type of the next value, and for containers their contents' signature; nil at the end.
     package func peek() -> (type: Character, contents: String?)? {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
-        guard sd_bus_message_peek_type(pointer, &type, &contents) > 0 else { return nil }
+        guard ka_sd_bus_message_peek_type(pointer, &type, &contents) > 0 else { return nil }
         return (Character(Unicode.Scalar(UInt8(bitPattern: type))), contents.map { boundedString($0, limit: 64) })
     }
 
@@ -361,7 +362,7 @@ package final class BusMessage {
     package func readString(limit: Int = 256) throws(BusFailure) -> String {
         var value: UnsafePointer<CChar>?
         let status = withUnsafeMutablePointer(to: &value) {
-            sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "s")), $0)
+            ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "s")), $0)
         }
         guard status > 0, let value else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return boundedString(value, limit: limit)
@@ -370,7 +371,7 @@ package final class BusMessage {
     /// Reads a boolean ('b'), which D-Bus carries as a 32-bit integer.
     package func readBool() throws(BusFailure) -> Bool {
         var value: Int32 = 0
-        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value)
+        let status = ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value != 0
     }
@@ -378,7 +379,7 @@ package final class BusMessage {
     /// Reads a signed 32-bit integer ('i').
     package func readInt32() throws(BusFailure) -> Int32 {
         var value: Int32 = 0
-        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "i")), &value)
+        let status = ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "i")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value
     }
@@ -386,7 +387,7 @@ package final class BusMessage {
     /// Reads an unsigned 64-bit integer ('t').
     package func readUInt64() throws(BusFailure) -> UInt64 {
         var value: UInt64 = 0
-        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "t")), &value)
+        let status = ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "t")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value
     }
@@ -394,7 +395,7 @@ package final class BusMessage {
     /// Reads a double ('d'); NaN and infinities are read as they are (callers bound them).
     package func readDouble() throws(BusFailure) -> Double {
         var value: Double = 0
-        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "d")), &value)
+        let status = ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "d")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value
     }
@@ -402,7 +403,7 @@ package final class BusMessage {
     /// Reads an unsigned 32-bit integer ('u').
     package func readUInt32() throws(BusFailure) -> UInt32 {
         var value: UInt32 = 0
-        let status = sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "u")), &value)
+        let status = ka_sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "u")), &value)
         guard status > 0 else { throw BusFailure(code: status < 0 ? -status : ENXIO) }
         return value
     }
@@ -410,20 +411,21 @@ package final class BusMessage {
     /// Enters a container (`a`, `e`, `v`, `r`) of the given contents; false at the end of the
     /// enclosing container.
     package func enter(_ type: Character, _ contents: String) throws(BusFailure) -> Bool {
-        let status = sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), contents)
+        let status = ka_sd_bus_message_enter_container(
+            pointer, CChar(UInt8(ascii: type.unicodeScalars.first!)), contents)
         guard status >= 0 else { throw BusFailure(code: -status) }
         return status > 0
     }
 
     /// Leaves the container entered last.
     package func exit() throws(BusFailure) {
-        let status = sd_bus_message_exit_container(pointer)
+        let status = ka_sd_bus_message_exit_container(pointer)
         guard status >= 0 else { throw BusFailure(code: -status) }
     }
 
     /// Skips the next value of the given signature.
     package func skip(_ signature: String) throws(BusFailure) {
-        let status = sd_bus_message_skip(pointer, signature)
+        let status = ka_sd_bus_message_skip(pointer, signature)
         guard status >= 0 else { throw BusFailure(code: -status) }
     }
 

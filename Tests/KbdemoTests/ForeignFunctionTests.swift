@@ -3,15 +3,16 @@ import TestSupport
 import Testing
 
 /// The package defines no function of another library. kbdemo links libX11 (through Xft) beside
-/// the package, as a GTK or SDL app does: were one of the X libraries' functions defined in it,
-/// every library of the process would call that copy instead of the library's own. kbwatch links
-/// none of the X libraries: it loads them when an X display is first used, under its own names.
-@Suite("no function of the X libraries defined by the package")
+/// the package, as a GTK or SDL app does, and kbforeign links libX11 and libsystemd: were one of
+/// those libraries' functions defined in them, every library of the process would call that copy
+/// instead of the library's own. kbwatch links none of them: it loads the X libraries when an X
+/// display is first used and libsystemd when a session bus is, and calls them under its own names.
+@Suite("no function of the X libraries or libsystemd defined by the package")
 struct ForeignFunctionTests {
-    /// The X libraries the X11 backend calls, by the name the dynamic loader knows them by.
+    /// The libraries the backends call, by the name the dynamic loader knows them by.
     static let libraries = [
         "libX11.so.6", "libX11-xcb.so.1", "libXrandr.so.2", "libXRes.so.1", "libxkbcommon.so.0",
-        "libxkbcommon-x11.so.0",
+        "libxkbcommon-x11.so.0", "libsystemd.so.0",
     ]
 
     /// The directories a library of `libraries` is looked for in.
@@ -35,7 +36,7 @@ struct ForeignFunctionTests {
         return names
     }
 
-    /// Every function the X libraries export, each with the library that defines it.
+    /// Every function the libraries export, each with the library that defines it.
     static func libraryFunctions() throws -> [String: String] {
         var functions: [String: String] = [:]
         for library in libraries {
@@ -55,13 +56,15 @@ struct ForeignFunctionTests {
     }
 
     @Test(
-        "kbdemo, which links libX11 itself, and kbwatch define none of the X libraries' functions",
-        arguments: ["kbdemo", "kbwatch"])
+        "kbdemo and kbforeign, which link libX11 (and libsystemd) themselves, and kbwatch define none of the libraries' functions",
+        arguments: ["kbdemo", "kbforeign", "kbwatch"])
     func noneDefined(program: String) throws {
         guard try Programs.ready(["nm"]) else { return }
         let functions = try Self.libraryFunctions()
-        // libX11 alone exports over a thousand: far fewer means the libraries were not read.
-        #expect(functions.count > 1_000)
+        // libX11 alone exports over a thousand, libsystemd over 500: far fewer means the libraries
+        // were not read.
+        #expect(functions.count > 1_500)
+        #expect(functions["sd_bus_call"] == "libsystemd.so.0")
         let binary = try Self.built(program)
         for arguments in [[binary], ["-D", binary]] {
             let defined = try Self.definedFunctions(arguments).filter { functions[$0] != nil }.sorted()
@@ -69,12 +72,12 @@ struct ForeignFunctionTests {
                 defined.isEmpty,
                 """
                 nm --defined-only \(arguments.joined(separator: " ")) shows \(defined.count) functions of \
-                the X libraries: \(defined.map { "\($0) (\(functions[$0]!))" }.joined(separator: ", "))
+                the libraries: \(defined.map { "\($0) (\(functions[$0]!))" }.joined(separator: ", "))
                 """)
         }
     }
 
-    @Test("kbwatch links no X library: it loads them when an X display is first used")
+    @Test("kbwatch links no X library and not libsystemd: it loads them when first used")
     func kbwatchLoadsThemLater() throws {
         guard try Programs.ready(["readelf"]) else { return }
         let (status, dynamic) = try Programs.run("readelf", ["-d", try Self.built("kbwatch")])
@@ -85,5 +88,25 @@ struct ForeignFunctionTests {
         for line in needed {
             #expect(!loadedLater.contains { line.contains("[\($0)]") }, "\(line)")
         }
+    }
+
+    @Test("an app's own sd-bus calls work before and after the package's, beside a manager")
+    func appCallsSdBusFirst() throws {
+        guard try Programs.ready(["Xvfb", "dbus-daemon"]) else { return }
+        let session = try X11Session()
+        defer { session.stop() }
+        let bus = try SessionBus(directory: session.directory, home: session.directory + "/home")
+        defer { bus.stop() }
+        let id = try bus.call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetId")
+        let app = try Self.built("kbforeign")
+        let (status, output) = try Programs.run(
+            app, [], environment: session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(status == 0, "kbforeign exited \(status): \(output)")
+        #expect(lines.first == "display: opened", "\(output)")
+        let before = try #require(lines.first { $0.hasPrefix("before: ") }, "\(output)").dropFirst(8)
+        #expect(before.count == 32 && id.contains(before), "the bus's id \(id), the app's \(before)")
+        #expect(lines.contains("manager: x11"), "\(output)")
+        #expect(lines.contains("after: \(before)"), "\(output)")
     }
 }

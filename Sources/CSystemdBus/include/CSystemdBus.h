@@ -8,8 +8,81 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+/* The sd-bus functions the package calls. The package defines none of them: each is reached
+   through a function of its own name, `ka_` before the sd-bus name (ka_sd_bus_new for sd_bus_new),
+   which calls the function looked up in the loaded libsystemd. An app that links libsystemd and
+   calls sd-bus itself, before or after the package, calls libsystemd's own functions.
+   Each entry: return type, name, parameters, arguments, what ka_<name> returns before the library
+   is loaded (see ka_bus_library_load). */
+#define KA_SD_BUS_FUNCTIONS(X)                                                                             \
+    X(int, sd_bus_new, (sd_bus **ret), (ret), -ENOSYS)                                                     \
+    X(int, sd_bus_set_address, (sd_bus *bus, const char *address), (bus, address), -ENOSYS)                \
+    X(int, sd_bus_set_fd, (sd_bus *bus, int input_fd, int output_fd), (bus, input_fd, output_fd), -ENOSYS)   \
+    X(int, sd_bus_set_bus_client, (sd_bus *bus, int b), (bus, b), -ENOSYS)                                 \
+    X(int, sd_bus_negotiate_fds, (sd_bus *bus, int b), (bus, b), -ENOSYS)                                  \
+    X(int, sd_bus_start, (sd_bus *bus), (bus), -ENOSYS)                                                    \
+    X(sd_bus *, sd_bus_close_unref, (sd_bus *bus), (bus), NULL)                                            \
+    X(sd_bus *, sd_bus_flush_close_unref, (sd_bus *bus), (bus), NULL)                                      \
+    X(int, sd_bus_get_fd, (sd_bus *bus), (bus), -ENOSYS)                                                   \
+    X(int, sd_bus_get_events, (sd_bus *bus), (bus), -ENOSYS)                                               \
+    X(int, sd_bus_get_timeout, (sd_bus *bus, uint64_t *timeout_usec), (bus, timeout_usec), -ENOSYS)        \
+    X(int, sd_bus_process, (sd_bus *bus, sd_bus_message **r), (bus, r), -ENOSYS)                           \
+    X(int, sd_bus_add_match,                                                                               \
+      (sd_bus *bus, sd_bus_slot **slot, const char *match, sd_bus_message_handler_t callback, void *userdata), \
+      (bus, slot, match, callback, userdata), -ENOSYS)                                                     \
+    X(int, sd_bus_call,                                                                                    \
+      (sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error, sd_bus_message **reply),    \
+      (bus, m, usec, ret_error, reply), -ENOSYS)                                                           \
+    X(int, sd_bus_call_async,                                                                              \
+      (sd_bus *bus, sd_bus_slot **slot, sd_bus_message *m, sd_bus_message_handler_t callback,              \
+       void *userdata, uint64_t usec),                                                                     \
+      (bus, slot, m, callback, userdata, usec), -ENOSYS)                                                   \
+    X(sd_bus_slot *, sd_bus_slot_unref, (sd_bus_slot *slot), (slot), NULL)                                 \
+    X(int, sd_bus_message_new_method_call,                                                                 \
+      (sd_bus *bus, sd_bus_message **m, const char *destination, const char *path, const char *interface,  \
+       const char *member),                                                                                \
+      (bus, m, destination, path, interface, member), -ENOSYS)                                             \
+    X(int, sd_bus_message_set_auto_start, (sd_bus_message *m, int b), (m, b), -ENOSYS)                     \
+    X(sd_bus_message *, sd_bus_message_ref, (sd_bus_message *m), (m), NULL)                                \
+    X(sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m), NULL)                              \
+    X(int, sd_bus_message_append_basic, (sd_bus_message *m, char type, const void *p), (m, type, p), -ENOSYS) \
+    X(int, sd_bus_message_open_container, (sd_bus_message *m, char type, const char *contents),            \
+      (m, type, contents), -ENOSYS)                                                                        \
+    X(int, sd_bus_message_close_container, (sd_bus_message *m), (m), -ENOSYS)                              \
+    X(int, sd_bus_message_read_basic, (sd_bus_message *m, char type, void *p), (m, type, p), -ENOSYS)      \
+    X(int, sd_bus_message_skip, (sd_bus_message *m, const char *types), (m, types), -ENOSYS)               \
+    X(int, sd_bus_message_peek_type, (sd_bus_message *m, char *type, const char **contents),               \
+      (m, type, contents), -ENOSYS)                                                                        \
+    X(int, sd_bus_message_enter_container, (sd_bus_message *m, char type, const char *contents),           \
+      (m, type, contents), -ENOSYS)                                                                        \
+    X(int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ENOSYS)                               \
+    X(int, sd_bus_message_has_signature, (sd_bus_message *m, const char *signature), (m, signature), 0)    \
+    X(int, sd_bus_message_is_method_error, (sd_bus_message *m, const char *name), (m, name), 0)            \
+    X(const sd_bus_error *, sd_bus_message_get_error, (sd_bus_message *m), (m), NULL)                      \
+    X(int, sd_bus_get_unique_name, (sd_bus *bus, const char **unique), (bus, unique), -ENOSYS)             \
+    X(int, sd_bus_add_object,                                                                              \
+      (sd_bus *bus, sd_bus_slot **slot, const char *path, sd_bus_message_handler_t callback, void *userdata), \
+      (bus, slot, path, callback, userdata), -ENOSYS)                                                      \
+    X(const char *, sd_bus_message_get_sender, (sd_bus_message *m), (m), NULL)                             \
+    X(const char *, sd_bus_message_get_interface, (sd_bus_message *m), (m), NULL)                          \
+    X(const char *, sd_bus_message_get_member, (sd_bus_message *m), (m), NULL)                             \
+    X(int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ENOSYS) \
+    X(int, sd_bus_send, (sd_bus *bus, sd_bus_message *m, uint64_t *cookie), (bus, m, cookie), -ENOSYS)     \
+    X(int, sd_bus_request_name, (sd_bus *bus, const char *name, uint64_t flags), (bus, name, flags), -ENOSYS) \
+    X(int, sd_bus_message_new_signal,                                                                      \
+      (sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member),      \
+      (bus, m, path, interface, member), -ENOSYS)                                                          \
+    X(int, sd_bus_message_set_destination, (sd_bus_message *m, const char *destination), (m, destination), -ENOSYS) \
+    X(int, sd_bus_message_new_method_error, (sd_bus_message *call, sd_bus_message **m, const sd_bus_error *e), \
+      (call, m, e), -ENOSYS)
+
+#define KA_SD_BUS_DECLARATION(type, name, parameters, arguments, fallback) type ka_##name parameters;
+KA_SD_BUS_FUNCTIONS(KA_SD_BUS_DECLARATION)
+#undef KA_SD_BUS_DECLARATION
+
 /* Loads libsystemd (once; any thread): 0 when its sd-bus functions can be used, else -ENOENT with
-   the reason in *error (a static string). Nothing else here works before it succeeded. */
+   the reason in *error (a static string). Nothing else here works before it succeeded: the
+   ka_sd_bus_ functions return their fallback until then. */
 int ka_bus_library_load(const char **error);
 
 /* A method call to destination/path/interface.member with auto-start switched off: a keyboard

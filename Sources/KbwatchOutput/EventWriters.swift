@@ -66,14 +66,12 @@ extension EventWriter {
 package final class LineBuffer: @unchecked Sendable {
     // @unchecked: kbwatch makes it before the manager's run (and its loop) exists and then writes
     // it from that loop's immediate callbacks only, one run at a time, so no loop can bind it.
-    // The buffer's fields are not checked for exclusive access at run time: one thread writes
-    // them, a line at a time, and the check would cost two runtime calls per field per line.
     /// The text written so far.
-    @exclusivity(unchecked) package var text = JSONText(capacity: 1024)
+    package var text = JSONText(capacity: 1024)
     /// The date and time of the last second a line was stamped with.
-    @exclusivity(unchecked) package var second = Timestamp.SecondCache()
+    package var second = Timestamp.SecondCache()
     /// The JSON of the parts of the last line that seldom change, for the next line.
-    @exclusivity(unchecked) package var fragments = JSONFragments(kept: true)
+    package var fragments = JSONFragments(kept: true)
 
     /// An empty buffer.
     package init() {}

@@ -8,26 +8,23 @@ final class WindowModel<Server: WindowServer> {
     private let rules: KeyboardRules
     private let deliver: (KeyboardObservation) -> Void
     private let appIdentity: () -> AppIdentity
-    // The `@exclusivity(unchecked)` fields are touched on the loop's thread only and never in
-    // overlapping accesses: a run-time check would cost two runtime calls on every access, on
-    // every event.
-    @exclusivity(unchecked) private var ownership = FocusOwnership()
+    private var ownership = FocusOwnership()
     /// The followed windows.
-    @exclusivity(unchecked) private(set) var tree: WindowTree<Server>
+    private(set) var tree: WindowTree<Server>
     /// What was delivered, and what changed since.
-    @exclusivity(unchecked) private var batch = ObservationBatch()
+    private var batch = ObservationBatch()
     /// The list the marked windows are taken into at a flush, kept with its room between flushes.
-    @exclusivity(unchecked) private var dirtyWindows: [WindowID] = []
+    private var dirtyWindows: [WindowID] = []
     /// The last flush's list of shows and moves, emptied, for the next flush.
-    @exclusivity(unchecked) private var spareShows: [KeyboardObservation] = []
+    private var spareShows: [KeyboardObservation] = []
     /// The whole screen (the root window), which struts are relative to.
-    @exclusivity(unchecked) private(set) var screen: Rect
+    private(set) var screen: Rect
     /// The monitors a keyboard can be on.
-    @exclusivity(unchecked) private(set) var monitors: MonitorLayout
+    private(set) var monitors: MonitorLayout
     /// The active input layout, carried on every shown keyboard's observation; nil without XKB.
-    @exclusivity(unchecked) private var layouts: (any InputLayoutSource)?
+    private var layouts: (any InputLayoutSource)?
     /// A group switch or a new `_XKB_RULES_NAMES` came: read the layout at the next flush, once.
-    @exclusivity(unchecked) private var layoutPending = false
+    private var layoutPending = false
     /// Properties that decide whether a window is a keyboard.
     private let describingAtoms: [AtomID]
     /// Properties that only matter for keyboards.

@@ -213,10 +213,7 @@ final class X11Connection: LoopSource, BackendConnection {
     let backendName: String
     let tracker: WindowTracker
     private let context: LoopContext
-    // The `@exclusivity(unchecked)` fields are touched on the loop's thread only and never in
-    // overlapping accesses: a run-time check would cost two runtime calls on every access, on
-    // every event.
-    @exclusivity(unchecked) private var isClosed = false
+    private var isClosed = false
     /// The connection's descriptor, which stays the same as long as the connection.
     private let descriptor: Int32
 
@@ -236,10 +233,10 @@ final class X11Connection: LoopSource, BackendConnection {
 
     /// Whether the socket may hold what was not read yet: `poll()` said it is readable since the
     /// last read that emptied it (or nothing was read yet).
-    @exclusivity(unchecked) private var mayHaveInput = true
+    private var mayHaveInput = true
     /// The connection's request mark right after the last read that emptied the socket; nil
     /// before the first.
-    @exclusivity(unchecked) private var drainedMark: UInt64?
+    private var drainedMark: UInt64?
 
     func prepareToWait() -> (descriptor: Int32, events: Int16) {
         guard !isClosed else { return (-1, 0) }

@@ -79,17 +79,14 @@ final class XDisplay {
     let root: Window
     /// What the connection has suffered.
     let health = XConnectionHealth()
-    // The `@exclusivity(unchecked)` fields are touched on the loop's thread only and never in
-    // overlapping accesses: a run-time check would cost two runtime calls on every access, on
-    // every event.
-    @exclusivity(unchecked) private var atoms: [String: Atom] = [:]
-    @exclusivity(unchecked) private var atomNames: [Atom: String] = [:]
+    private var atoms: [String: Atom] = [:]
+    private var atomNames: [Atom: String] = [:]
     /// Atoms the server does not know (XGetAtomName failed): asked once, not once per event, since
     /// any client can put unknown atoms in its properties and each question is a round trip.
     /// Bounded: a client inventing atoms without end costs memory up to this many, then starts over.
-    @exclusivity(unchecked) private var unknownAtoms: Set<Atom> = []
+    private var unknownAtoms: Set<Atom> = []
     private static let unknownAtomLimit = 1 << 16
-    @exclusivity(unchecked) private var isClosed = false
+    private var isClosed = false
     /// A retained pointer to `health`, handed to Xlib's per-connection exit hook.
     private let exitContext: Unmanaged<XConnectionHealth>
 
@@ -201,7 +198,7 @@ final class XDisplay {
     var requestMark: UInt64 { UInt64(xlib.XNextRequest(handle)) &+ xcbRequests }
 
     /// How many times libxkbcommon-x11 was handed the connection (see `requestMark`).
-    @exclusivity(unchecked) private var xcbRequests: UInt64 = 0
+    private var xcbRequests: UInt64 = 0
 
     /// The next queued event; call only after `pendingEvents()` said there is one.
     func nextEvent() -> XEvent {

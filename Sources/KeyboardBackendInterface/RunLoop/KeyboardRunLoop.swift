@@ -35,24 +35,21 @@ public final class KeyboardRunLoop: @unchecked Sendable {
     /// The loop thread's id (`pthread_t` is an integer on Linux); 0 before it starts.
     private let threadID = Atomic<UInt>(0)
     private let finished = DispatchSemaphore(value: 0)
-    // The `@exclusivity(unchecked)` fields are touched on the loop's thread only and never in
-    // overlapping accesses: a run-time check would cost two runtime calls on every access, on
-    // every event.
-    @exclusivity(unchecked) private var sources: [any LoopSource] = []
+    private var sources: [any LoopSource] = []
     /// The sources with a descriptor (all but those added as deadline-only): the ones a turn
     /// prepares and hands poll's events to.
-    @exclusivity(unchecked) private var waiting: [any LoopSource] = []
+    private var waiting: [any LoopSource] = []
     /// Counts additions and removals of sources: a turn whose count did not change knows every
     /// source it prepared is still there without looking.
-    @exclusivity(unchecked) private var sourceChanges = 0
+    private var sourceChanges = 0
     /// The sources one pass of `fireDeadlines` has called (loop thread only).
-    @exclusivity(unchecked) private var calledThisPass: [ObjectIdentifier] = []
+    private var calledThisPass: [ObjectIdentifier] = []
     /// The thread tunings applied so far, by name.
     private var tunings: [String: String] = [:]
 
     /// The clock deadlines are measured in; the monotonic clock unless a backend (replay) sets
     /// its own through its context.
-    @exclusivity(unchecked) package var clock: any ObservationClock = LiveClock()
+    package var clock: any ObservationClock = LiveClock()
 
     /// Creates a loop; nothing runs until `start(name:)`. Throws when no descriptor is left.
     package init() throws(BackendFailure) {

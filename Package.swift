@@ -24,8 +24,6 @@ let package = Package(
         .executable(name: "kbdemo", targets: ["kbdemo"]),
         .executable(name: "kbshot", targets: ["kbshot"]),
         .executable(name: "kbglib", targets: ["kbglib"]),
-        .executable(name: "x11bench", targets: ["x11bench"]),
-        .executable(name: "kbfuzz", targets: ["kbfuzz"]),
     ],
     targets: [
         // Pure Swift, what a backend is built on: the run loop and its sources, the backend and
@@ -78,7 +76,8 @@ let package = Package(
         .target(name: "LoopThreadSlice", dependencies: ["KeyboardBackendInterface", "CThreadSlice"]),
         .target(
             name: "KeyboardServices",
-            dependencies: ["KeyboardBackendInterface", "KeyboardJSON", "SystemdBus", "CSystemd", "LoopThreadSlice"]),
+            dependencies: ["KeyboardBackendInterface", "KeyboardJSON", "SystemdBus", "CSystemd", "LoopThreadSlice"],
+            plugins: ["EmbeddedTexts"]),
 
         // Display-server backends, one plugin each.
         .target(
@@ -115,69 +114,18 @@ let package = Package(
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore", "KeyboardJSON"]),
         // The session service (`kbwatch --serve`) and its client (`kbwatch --from-service`).
         .target(
-            name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "SystemdBus", "KbwatchOutput"]),
-        // Built for release with the Swift runtime linked statically (see docs/kbwatch.md), it takes
-        // libstdc++ statically too (Sources/StaticLibstdcxx holds a linker script found first).
-        // The toolchain's lld links it, placing the functions a watch runs per event
-        // (hot-functions.order, written by scripts/hot-functions) side by side.
+            name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "SystemdBus", "KbwatchOutput"],
+            plugins: ["EmbeddedTexts"]),
+        // Built for release with the Swift runtime and the C++ runtime linked statically (scripts/install;
+        // see docs/kbwatch.md).
         .executableTarget(
             name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService", "CMalloc"],
-            exclude: ["hot-functions.order"],
-            linkerSettings: [
-                .unsafeFlags(
-                    [
-                        "-L", Context.packageDirectory + "/Sources/StaticLibstdcxx", "-Xclang-linker", "-static-libgcc",
-                        "-use-ld=lld", "-Xlinker",
-                        "--symbol-ordering-file=" + Context.packageDirectory + "/Sources/kbwatch/hot-functions.order",
-                        "-Xlinker", "--no-warn-symbol-ordering",
-                    ],
-                    .when(platforms: [.linux], configuration: .release))
-            ]),
-        // Show/hide latency and idle CPU of the Wayland backend against headless sway and wvkbd.
-        .executableTarget(
-            name: "wlbench", dependencies: ["WaylandAdapter", "CWayland", "CWaylandProtocols", "TestSupport"],
-            path: "Benchmarks/wlbench"),
+            plugins: ["EmbeddedTexts"]),
 
-        // Its floor for a show: a bare libwayland client in C that makes the layer-shell probe and
-        // the popup query that finds the keyboard's edge, one line per usable area.
-        .executableTarget(
-            name: "wlbare", dependencies: ["CWayland", "CWaylandProtocols"], path: "Benchmarks/wlbare"),
-
-        // Show/hide latency and idle CPU of kbwatch on headless KWin with maliit-keyboard.
-        .executableTarget(
-            name: "kwinbench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/kwinbench"),
-        // Its floor: a bare sd-bus client in C that reads `visible` on each visibleChanged.
-        .executableTarget(
-            name: "kwinbare", dependencies: ["CSystemd"], path: "Benchmarks/kwinbare",
-            linkerSettings: [.linkedLibrary("systemd")]),
-        // The keyboard's slide on headless GNOME Shell: each step to kbwatch's line, beside a bare client.
-        .executableTarget(
-            name: "gnomebench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/gnomebench"),
-        .executableTarget(
-            name: "gnomebare", dependencies: ["CSystemd"], path: "Benchmarks/gnomebare",
-            linkerSettings: [.linkedLibrary("systemd"), .linkedLibrary("m")]),
-        // The session service's fan-out to 1, 10 and 100 subscribers, beside kbwatch's own line.
-        .executableTarget(
-            name: "servicebench", dependencies: ["KeyboardAdapterCore", "TestSupport"], path: "Benchmarks/servicebench"),
-        .executableTarget(
-            name: "servicebare", dependencies: ["CSystemd"], path: "Benchmarks/servicebare",
-            linkerSettings: [.linkedLibrary("systemd")]),
-
-        // Fuzzing: mutated recordings and rules files through kbwatch's own code, in process.
-        .executableTarget(
-            name: "kbfuzz",
-            dependencies: ["KeyboardAdapterCore", "KeyboardReplay", "KeyboardJSON", "KbwatchOutput", "X11Adapter"],
-            path: "Benchmarks/kbfuzz"),
-
-        // Idle CPU, memory and event latency of the kbwatch process on a private Xvfb.
-        // Its floor for CPU per event: a bare Xlib client in C that reads the same events and
-        // writes a JSON line of the same size per event.
-        .executableTarget(
-            name: "x11bare", dependencies: ["CX11"], path: "Benchmarks/x11bare",
-            linkerSettings: [.linkedLibrary("X11")]),
-        .executableTarget(
-            name: "kbwatchbench", dependencies: ["KeyboardAdapterCore", "TestSupport"],
-            path: "Benchmarks/kbwatchbench"),
+        // The companions (Companions/) and interfaces (Interfaces/) kbwatch carries, read from
+        // those files at build time into string constants of the targets that use them.
+        .plugin(name: "EmbeddedTexts", capability: .buildTool(), dependencies: ["embedtexts"]),
+        .executableTarget(name: "embedtexts", path: "Plugins/embedtexts"),
 
         // Helpers for integration tests: child processes, deadlines, real servers.
         .target(
@@ -252,15 +200,5 @@ let package = Package(
             ]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),
-
-        // Replay time against the number of keyboards visible at once (linear, not quadratic).
-        .executableTarget(
-            name: "replaybench", dependencies: ["KeyboardAdapterCore", "KeyboardReplay", "TestSupport"],
-            path: "Benchmarks/replaybench"),
-
-        // Latency, idle CPU and event-storm figures of the X11 backend against real keyboards.
-        .executableTarget(
-            name: "x11bench", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"],
-            path: "Benchmarks/x11bench"),
     ]
 )

@@ -1,5 +1,5 @@
 import Foundation
-import KbwatchOutput
+import FuzzedKbwatchOutput
 import KeyboardAdapterCore
 import KeyboardJSON
 import KeyboardReplay

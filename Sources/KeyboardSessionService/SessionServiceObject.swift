@@ -247,6 +247,23 @@ final class SessionServiceObject {
         try? connection.reply(to: call, [.dictionary(interface == SessionServiceNames.interfaceName ? properties : [])])
     }
 
+    /// Answers a subscriber's `Subscribe` again, whose options (and with them the verdicts) it
+    /// replaces; false for a caller not subscribed.
+    private func resubscribed(_ call: BusMessage, _ sender: String, _ options: SubscribeOptions) -> Bool {
+        guard subscribers[sender] != nil else { return false }
+        subscribers.update(sender, options: options)
+        try? connection.reply(to: call, [])
+        sendPresentVerdicts(to: sender)
+        return true
+    }
+
+    /// Refuses `call` when the service has as many subscribers as it takes.
+    private func subscribersFull(_ call: BusMessage) -> Bool {
+        guard subscribers.count >= configuration.maximumSubscribers else { return false }
+        limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
+        return true
+    }
+
     private func subscribe(_ call: BusMessage) {
         guard let sender = call.sender else { return invalid(call, "a call without a sender") }
         guard call.hasSignature("a{sv}") else { return invalid(call, "Subscribe takes options (a{sv})") }
@@ -256,26 +273,10 @@ final class SessionServiceObject {
         } catch {
             return invalid(call, error.reason)
         }
-        if subscribers[sender] != nil {
-            // Subscribing again replaces the options, and with them the verdicts.
-            subscribers.update(sender, options: options)
-            try? connection.reply(to: call, [])
-            sendPresentVerdicts(to: sender)
-            return
-        }
-        guard subscribers.count < configuration.maximumSubscribers else {
-            return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
-        }
+        guard !resubscribed(call, sender, options), !subscribersFull(call) else { return }
         identify(call) { [unowned self] call, caller in
-            guard subscribers[sender] == nil else {
-                subscribers.update(sender, options: options)
-                try? connection.reply(to: call, [])
-                sendPresentVerdicts(to: sender)
-                return
-            }
-            guard subscribers.count < configuration.maximumSubscribers else {
-                return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
-            }
+            // The subscription may have come, or the places gone, while the caller was identified.
+            guard !resubscribed(call, sender, options), !subscribersFull(call) else { return }
             guard subscribers.perShare[caller.share] < configuration.maximumSubscribersPerClient else {
                 return limitsExceeded(
                     call, "\(caller.share) has \(configuration.maximumSubscribersPerClient) subscriptions already")

@@ -435,10 +435,16 @@ struct PackageInstallTests {
     }
 
     @Test(
-        "the libraries' packages pass lintian with no error or warning; apt installs every .deb here, and with nothing from the checkout C (pkg-config), Python, GJS, QML and CMake find the libraries, the GNOME Shell extension is system-wide and --doctor says so, a Python client hears xvkbd through the installed service; apt purge leaves no file of them"
+        "the libraries' packages pass lintian with no error or warning; apt installs every .deb here, and with nothing from the checkout C (pkg-config), Python, GJS, QML and CMake find the libraries, the GNOME Shell extension is system-wide and --doctor says so; on Xvfb with xvkbd and on sway with squeekboard a Python GTK 4 app, a GJS script and a C program hear will-show at the keyboard's frame, local true for their own focused window and false for another app's, and did-hide, and a QML file's keyboardRectangle is the keyboard's frame, then empty, through the installed service; apt purge leaves no file of them"
     )
     func libraryPackages() throws {
-        guard try Programs.ready(["lintian", "apt-get", "dpkg-query", "gcc", "python3", "gjs", "cmake"]) else { return }
+        guard
+            try Programs.ready([
+                "lintian", "apt-get", "dpkg-query", "gcc", "python3", "gjs", "cmake", "Xvfb", "openbox", "xvkbd",
+                "xdotool",
+                "xwininfo", "dbus-daemon", "sway", "swaymsg", "squeekboard",
+            ])
+        else { return }
         let debs = try Packaging.packages.get()
         let version = try Packaging.sourceVersion()
         let names = debs.map { String(($0 as NSString).lastPathComponent.prefix { $0 != "_" }) }
@@ -542,7 +548,17 @@ struct PackageInstallTests {
             #expect(output.contains(expected), "\(expected) in:\n\(output)")
         }
 
-        try Self.hearsKeyboard(directory)
+        // Issue 50's apps on this host's Xvfb with xvkbd and headless sway with squeekboard.
+        for (what, scenario) in [
+            ("Xvfb with xvkbd", InstalledScenarios.xvkbd), ("sway with squeekboard", InstalledScenarios.squeekboard),
+        ] {
+            // One failing says so and leaves the other to run.
+            do {
+                try scenario(.debian12)
+            } catch {
+                Issue.record("Debian 12, \(what): \(error)")
+            }
+        }
 
         try Shell.require("apt-get", ["purge", "-y"] + names, environment: apt, timeout: 300)
         purged = true
@@ -561,58 +577,6 @@ struct PackageInstallTests {
             let after = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", name])
             #expect(after.status != 0 || after.output.hasPrefix("un"), "dpkg still knows \(name): \(after.output)")
         }
-    }
-
-    /// End to end through the installed packages alone: a Python client of about ten lines on
-    /// Xvfb, whose session bus starts the installed kbwatch, hears xvkbd's will-show with its frame,
-    /// and did-hide when it closes.
-    static func hearsKeyboard(_ directory: String) throws {
-        guard try Programs.ready(["Xvfb", "xvkbd", "xdotool", "xwininfo", "dbus-daemon"]) else { return }
-        try #"""
-        import gi
-        gi.require_version("KeyboardAdapter", "1")
-        from gi.repository import GLib, KeyboardAdapter
-
-        def say(*words):
-            print(*words, flush=True)
-
-        watcher = KeyboardAdapter.Watcher()
-        for name in ["will-show", "did-hide"]:
-            watcher.connect(name, lambda _, update, name=name: say(
-                name, "%d,%d %dx%d" % (update.props.end_frame.x, update.props.end_frame.y,
-                                       update.props.end_frame.width, update.props.end_frame.height)))
-        watcher.connect("notify::service-available", lambda w, _: say("available", w.props.service_available))
-        GLib.MainLoop().run()
-        """#.write(toFile: directory + "/client.py", atomically: true, encoding: .utf8)
-        let session = try X11Session()
-        defer { session.stop() }
-        let bus = try SessionBus(
-            directory: session.directory, home: session.directory + "/home", serviceDirectory: session.directory)
-        defer { bus.stop() }
-        try bus.setActivationEnvironment(["DISPLAY": session.display])
-        let client = try ChildProcess(
-            "/usr/bin/python3", [directory + "/client.py"],
-            environment: session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 },
-            directory: directory)
-        defer { client.stop() }
-        try Wait.require("the client subscribed through the installed service (\(client.log))", timeout: 20) {
-            client.log.contains("available True\n")
-        }
-        let keyboard = try session.start("xvkbd", ["-geometry", "600x200+100+500"])
-        var window: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = (try? session.run("xdotool", ["search", "--onlyvisible", "--class", "XVkbd"])) ?? ""
-            window = found.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return window != 0
-        }
-        let info = try #require(try session.xwininfo(window))
-        try Wait.require("will-show (\(client.log))", timeout: 20) { client.log.contains("will-show ") }
-        keyboard.stop()
-        try Wait.require("did-hide (\(client.log))", timeout: 20) { client.log.contains("did-hide ") }
-        print("the installed library's Python client:\n\(client.log)")
-        #expect(
-            client.log.contains("will-show \(info.x),\(info.y) \(info.width)x\(info.height)\n"),
-            "xvkbd at \(info): \(client.log)")
     }
 
     @Test(

@@ -174,6 +174,7 @@ private:
     };
 
     void subscribe();
+    void sendSubscribe();
     void forget();
     void apply(const QVariantMap &update, std::optional<bool> local);
     bool fromService(const QDBusMessage &message) const;

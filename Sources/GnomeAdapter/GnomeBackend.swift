@@ -15,6 +15,11 @@ import Synchronization
 ///   names the shell gives its app (desktop file id, GTK application id, WM_CLASS) against
 ///   ``setAppIdentity(_:)``.
 /// - Show and hide the shell's way (its keyboard's open and close, after its 300 ms rest).
+/// - Where the shell shows the focused window (the focus's `frame`): the shell slides the window
+///   up by its keyboard's height when the keyboard would cover the window's text cursor, and tells
+///   the app nothing; an app measures what the keyboard covers of its window there
+///   (`KeyboardManager.focusedWindowFrame`), or asks, through the extension, that the windows of
+///   some processes be left in place (`KeyboardManager.leaveWindowsInPlace(processIDs:)`).
 ///
 /// Without the extension (not installed, disabled, another release) the backend is unavailable,
 /// with the reason and `kbwatch --install-gnome-extension`. While watching, the extension being

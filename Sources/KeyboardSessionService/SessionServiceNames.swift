@@ -59,7 +59,13 @@ package enum SessionServiceNames {
           before the show's first Event: its verdict for that show and every later one, until the next
           Verdict. A Verdict for a show not after the last one replaces the verdicts from that show on.
           The local of an Event or Progress of show N is that of the last Verdict for a show up to N;
-          an Event with no such Verdict was sent before the subscription.
+          an Event with no such Verdict was sent before the subscription. With local true, a verdict may
+          also hold window (iiii): where the display server shows the subscriber's window that had the
+          focus once the keyboard's slide ends, in the frames' pixels (the window's own frame, without a
+          shadow drawn around it). GNOME Shell moves that window itself, up by its keyboard's height when
+          the keyboard would cover the window's text cursor, and tells the app nothing: an app measures
+          what the keyboard covers of its window there (its bar then needs no room when the window was
+          moved out of the way), or asks with LeaveWindowsInPlace to be left where it is.
 
           Subscribe, Show and Hide wait while the bus says who the caller is (once per connection): at
           most 8 such calls of one connection, and 256 connections at once, wait; the next is refused
@@ -122,6 +128,20 @@ package enum SessionServiceNames {
             -->
             <method name="Show"/>
             <method name="Hide"/>
+
+            <!--
+              For apps that make room for the keyboard themselves (Android's adjustResize rather than
+              adjustPan): with true, the display server leaves the windows of the caller's own process
+              (the one the bus names for its connection) where they are when a keyboard opens, instead of
+              moving the focused one out of the keyboard's way (GNOME Shell does); false ends that. It holds
+              until the caller's connection leaves the bus, and takes effect the next time the display
+              server would move a window. Errors: org.freedesktop.DBus.Error.AccessDenied for a caller in a
+              sandbox or whose sandbox is not known for certain; .Unsupported when the backend moves no
+              windows (every backend but gnome); .LimitsExceeded beyond 256 connections.
+            -->
+            <method name="LeaveWindowsInPlace">
+              <arg name="leave" type="b" direction="in"/>
+            </method>
 
             <!-- Every event, to everyone listening, without local, with the number of its show. -->
             <signal name="Event">

@@ -85,7 +85,11 @@ extension GnomeExtensionInstaller {
         // the installed extension.js. GNOME Shell draws its on-screen keyboard itself and tells no other
         // program where it is; this object, exported on the shell's own session-bus connection (so it
         // answers under org.gnome.Shell), says whether the keyboard is up, where, every step of its
-        // slide, and which window had the focus when it changed; and it shows and hides the keyboard.
+        // slide, and which window had the focus when it changed (to watchers, with where the shell shows
+        // that window: the shell moves the focused window up by the keyboard's height when the keyboard
+        // would cover its text cursor, and tells the app nothing); it shows and hides the keyboard; and
+        // it leaves in place the windows of the processes a trusted caller names (LeaveInPlace), for apps
+        // that make room for the keyboard themselves.
         // Its interface is org.keyboardadapter.GnomeShell1.xml, installed beside it. It runs nothing a
         // caller sends, and it is quiet while the keyboard is still.
         //
@@ -98,7 +102,7 @@ extension GnomeExtensionInstaller {
         // the keyboard, and only they read the focus in GetState.
 
         const RELEASE = '0.3.0';
-        const REVISION = 3;
+        const REVISION = 4;
         const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
         const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';
         const DISABLED_ERROR = 'org.keyboardadapter.GnomeShell1.Disabled';
@@ -112,6 +116,8 @@ extension GnomeExtensionInstaller {
         // The most bytes of a caller's mount table or cgroup read.
         const MOST_PROC_BYTES = 1 << 20;
         const LONGEST_APP_ID = 256;
+        // The most processes one caller may have left in place.
+        const MOST_IN_PLACE = 64;
 
         class KeyboardExport {
             constructor(extensionPath) {
@@ -124,6 +130,10 @@ extension GnomeExtensionInstaller {
                 this._lastFrame = null;
                 this._focus = [0, []];
                 this._judged = new Map();
+                // The processes whose windows the shell leaves in place, by the caller that asked, and
+                // the subscription that forgets a caller's when it leaves the bus.
+                this._inPlace = new Map();
+                this._shown = [0, 0, 0, 0];
                 this._rebindSource = 0;
                 this._visibilitySignal = Main.keyboard.connect('visibility-changed', () => {
                     this._rebind();
@@ -146,6 +156,9 @@ extension GnomeExtensionInstaller {
                 this._object.flush();
                 this._object.unexport();
                 Gio.DBus.session.signal_unsubscribe(this._watchersSignal);
+                for (const {signal} of this._inPlace.values())
+                    Gio.DBus.session.signal_unsubscribe(signal);
+                this._inPlace.clear();
                 Main.keyboard.disconnect(this._visibilitySignal);
                 this._settings.disconnect(this._settingsSignal);
                 global.backend.disconnect(this._deviceSignal);
@@ -197,6 +210,60 @@ extension GnomeExtensionInstaller {
                         return this._refuse(invocation);
                     return this._answer(invocation, () => Main.keyboard.close());
                 });
+            }
+
+            // The windows of these processes are left where they are when the keyboard comes up: the
+            // calling connection's list, replacing what it asked before (an empty list ends its request),
+            // kept until it asks again or leaves the bus. Only trusted callers may ask (the session
+            // service, which asks for apps whose process the bus proves); it takes effect at the next
+            // time the shell would move a window.
+            LeaveInPlaceAsync(parameters, invocation) {
+                const sender = invocation.get_sender();
+                const [pids] = parameters;
+                this._judge(sender, trusted => {
+                    if (!trusted) {
+                        return invocation.return_dbus_error(ACCESS_DENIED_ERROR,
+                            'only a process of the shell\'s user outside any sandbox may leave windows in place');
+                    }
+                    if (!Array.isArray(pids) || pids.length > MOST_IN_PLACE) {
+                        return invocation.return_dbus_error('org.freedesktop.DBus.Error.InvalidArgs',
+                            `at most ${MOST_IN_PLACE} processes`);
+                    }
+                    const wanted = new Set(pids.filter(pid => Number.isInteger(pid) && pid > 0));
+                    const held = this._inPlace.get(sender);
+                    if (held && wanted.size === 0) {
+                        Gio.DBus.session.signal_unsubscribe(held.signal);
+                        this._inPlace.delete(sender);
+                    } else if (held) {
+                        held.pids = wanted;
+                    } else if (wanted.size > 0 && this._inPlace.size < MOST_JUDGED) {
+                        const signal = Gio.DBus.session.signal_subscribe('org.freedesktop.DBus', 'org.freedesktop.DBus',
+                            'NameOwnerChanged', '/org/freedesktop/DBus', sender, Gio.DBusSignalFlags.NONE,
+                            (_connection, _sender, _path, _interface, _member, changed) => {
+                                const [, , owner] = changed.deep_unpack();
+                                if (owner)
+                                    return;
+                                Gio.DBus.session.signal_unsubscribe(this._inPlace.get(sender)?.signal ?? signal);
+                                this._inPlace.delete(sender);
+                            });
+                        this._inPlace.set(sender, {pids: wanted, signal});
+                    } else if (wanted.size > 0) {
+                        return invocation.return_dbus_error(FAILED_ERROR, 'too many callers leave windows in place');
+                    }
+                    return invocation.return_value(null);
+                });
+            }
+
+            // Whether the window's process is one a caller asked to leave in place.
+            _leftInPlace(window) {
+                const pid = window?.get_pid?.() ?? 0;
+                if (pid <= 0)
+                    return false;
+                for (const {pids} of this._inPlace.values()) {
+                    if (pids.has(pid))
+                        return true;
+                }
+                return false;
             }
 
             // Whether the bus proves `sender` trusted (see the head of this file): `then` gets the verdict,
@@ -339,6 +406,7 @@ extension GnomeExtensionInstaller {
                     this._unbindActor();
                     this._actor = actor;
                     if (actor) {
+                        this._leaveInPlace(actor);
                         this._actorSignals = [
                             actor.connect('notify::translation-y', () => this._moved()),
                             actor.connect('notify::allocation', () => this._moved()),
@@ -358,7 +426,19 @@ extension GnomeExtensionInstaller {
                     this._announce();
             }
 
+            // The shell moves the window whose text cursor its keyboard would cover (its keyboard's
+            // _setFocusWindow, then _animateWindow): for a window left in place it is told of no window,
+            // which also brings back one it had moved. The keyboard's own method comes back on unbinding.
+            _leaveInPlace(keyboard) {
+                const own = keyboard._setFocusWindow;
+                if (typeof own !== 'function' || Object.prototype.hasOwnProperty.call(keyboard, '_setFocusWindow'))
+                    return;
+                keyboard._setFocusWindow = window => own.call(keyboard, this._leftInPlace(window) ? null : window);
+            }
+
             _unbindActor() {
+                if (this._actor && Object.prototype.hasOwnProperty.call(this._actor, '_setFocusWindow'))
+                    delete this._actor._setFocusWindow;
                 for (const id of this._actorSignals)
                     this._actor?.disconnect(id);
                 this._actorSignals = [];
@@ -418,12 +498,34 @@ extension GnomeExtensionInstaller {
                 return [pid > 0 ? pid : 0, ids];
             }
 
+            // Where the shell shows `window` (its frame, as the window manager keeps it, moved with its
+            // actor) once the slide that starts now ends: the shell eases the actor of the window it moves
+            // to its start less the keyboard's height on a show, back to its start on a hide, and moves
+            // the frame there when the slide ends. Empty when nothing tells.
+            _windowShown(window) {
+                const actor = window?.get_compositor_private?.();
+                if (!actor)
+                    return [0, 0, 0, 0];
+                const frame = window.get_frame_rect();
+                const buffer = window.get_buffer_rect();
+                const keyboard = this._actor;
+                let y = actor.y;
+                if (keyboard && keyboard._focusWindow === window && Number.isFinite(keyboard._focusWindowStartY)) {
+                    y = Main.keyboard.visible
+                        ? keyboard._focusWindowStartY - Main.layoutManager.keyboardBox.height
+                        : keyboard._focusWindowStartY;
+                }
+                const shown = [frame.x + actor.x - buffer.x, frame.y + y - buffer.y, frame.width, frame.height];
+                return shown.every(Number.isFinite) && frame.width > 0 && frame.height > 0 ? shown : [0, 0, 0, 0];
+            }
+
             _announce() {
                 const visible = Boolean(Main.keyboard.visible);
                 if (visible === this._visible)
                     return;
                 this._visible = visible;
                 this._focus = this._focusedWindow();
+                this._shown = this._windowShown(global.display.focus_window);
                 const frame = this._frame() ?? [0, 0, 0, 0];
                 this._lastFrame = frame;
                 // The focus to each trusted watcher alone, before the visibility everyone may hear; a
@@ -433,7 +535,7 @@ extension GnomeExtensionInstaller {
                         continue;
                     try {
                         Gio.DBus.session.emit_signal(watcher, OBJECT_PATH, 'org.keyboardadapter.GnomeShell1', 'Focus',
-                            new GLib.Variant('((uas))', [this._focus]));
+                            new GLib.Variant('((uas)(dddd))', [this._focus, this._shown]));
                     } catch (error) {
                         // That watcher has just gone.
                     }
@@ -477,11 +579,20 @@ extension GnomeExtensionInstaller {
           mount at /.flatpak-info (where Flatpak binds an app's file) and no Snap cgroup. Owning a name proves nothing by itself: Flatpak
           lets an app own names below its own app id. Focus is addressed to each trusted watcher; GetState
           gives any caller that is not trusted the focus (0, []); Show and Hide answer it with
-          org.freedesktop.DBus.Error.AccessDenied.
+          org.freedesktop.DBus.Error.AccessDenied, and so does LeaveInPlace.
+
+          GNOME Shell moves the focused window itself when its keyboard opens and the window's text
+          cursor would be under it: it slides the window's actor up by the keyboard's whole height with
+          the keyboard, moves the window's frame there when the slide ends, and slides it back when the
+          keyboard hides, telling the app nothing. Focus says where the shell shows the focused window;
+          LeaveInPlace asks the shell to move no window of some processes.
         -->
         <node>
           <interface name="org.keyboardadapter.GnomeShell1">
-            <!-- This interface's revision: 3 (the focus only to watchers the bus proves trusted). -->
+            <!--
+              This interface's revision: 4 (Focus says where the shell shows the focused window;
+              LeaveInPlace). Revision 3: the focus only to watchers the bus proves trusted.
+            -->
             <property name="Revision" type="u" access="read">
               <annotation name="org.freedesktop.DBus.Property.EmitsChangedSignal" value="const"/>
             </property>
@@ -522,6 +633,16 @@ extension GnomeExtensionInstaller {
             <method name="Show"/>
             <!-- Closes the keyboard the shell's way. Fails like Show when the keyboard is disabled. -->
             <method name="Hide"/>
+            <!--
+              The shell leaves the windows of these processes (pids, as the bus and the shell see them) in
+              place when its keyboard opens, for apps that make room for the keyboard themselves: the
+              caller's list, replacing the one it gave before (an empty list ends its request), kept until
+              it gives another or leaves the bus. At most 64 pids. It takes effect the next time the shell
+              would move a window (a window moved already stays until the keyboard hides).
+            -->
+            <method name="LeaveInPlace">
+              <arg name="pids" type="au" direction="in"/>
+            </method>
 
             <!--
               The keyboard starts to show or to hide (the start of its slide): where it is now, where the
@@ -536,10 +657,13 @@ extension GnomeExtensionInstaller {
             </signal>
             <!--
               The focus as the keyboard changes visibility, addressed to each trusted watcher just before
-              the VisibilityChanged it goes with.
+              the VisibilityChanged it goes with, and where the shell shows that window once the slide
+              that starts then ends: its frame (without the shadow a client draws around it) moved by
+              the shell's own slide of the window, (0, 0, 0, 0) when no window has the focus.
             -->
             <signal name="Focus">
               <arg name="focus" type="(uas)"/>
+              <arg name="window" type="(dddd)"/>
             </signal>
             <!--
               One step of a slide, or any other change of the keyboard's rectangle while it is visible or

@@ -134,10 +134,37 @@ void Watcher::sendSubscribe() {
         if (!reply.service().isEmpty()) m_owner = reply.service();
         if (!m_subscribed) {
             m_subscribed = true;
+            // A service that started again knows nothing of the app's wish.
+            m_toldInPlace = false;
             emit serviceAvailableChanged();
         }
+        tellInPlace();
         emit subscribed();
         if (m_resubscribe) subscribe(); // another window since: its id replaces the options
+    });
+}
+
+void Watcher::setLeaveInPlace(bool leave) {
+    if (leave == m_leaveInPlace) return;
+    m_leaveInPlace = leave;
+    emit leaveInPlaceChanged();
+    tellInPlace();
+}
+
+// Tells the service the app's wish when it differs from what the service knows (false is what a
+// service that never heard of the app does); a refusal is requestFailed().
+void Watcher::tellInPlace() {
+    if (!m_subscribed || m_left || m_toldInPlace == m_leaveInPlace) return;
+    m_toldInPlace = m_leaveInPlace;
+    const QString method = QStringLiteral("LeaveWindowsInPlace");
+    QDBusMessage message = QDBusMessage::createMethodCall(service, path, interface, method);
+    message.setArguments({m_leaveInPlace});
+    message.setAutoStartService(false);
+    auto *call = new QDBusPendingCallWatcher(m_bus.asyncCall(message, callTimeout), this);
+    connect(call, &QDBusPendingCallWatcher::finished, this, [this, method](QDBusPendingCallWatcher *finished) {
+        finished->deleteLater();
+        const QDBusMessage reply = finished->reply();
+        if (reply.type() == QDBusMessage::ErrorMessage) emit requestFailed(method, reply.errorMessage());
     });
 }
 

@@ -109,11 +109,21 @@ public protocol KeyboardService: AnyObject, Sendable {
     /// Lines for `kbwatch --doctor` about the keyboard's own settings that decide whether it can be
     /// shown (KWin's `mode`), asked now like ``probe()``; empty by default.
     func diagnosis() -> [String]
+    /// Asks the display server to leave the windows of `processIDs` where they are when the
+    /// keyboard opens (GNOME Shell otherwise slides the focused window up out of its keyboard's
+    /// way), replacing the processes given before; an empty list ends the request. Kept while the
+    /// service runs, and given again to a display server or companion that restarts. Returns
+    /// false when the service cannot (the default: no other display server moves windows). Any
+    /// thread.
+    func leaveWindowsInPlace(processIDs: [Int32]) -> Bool
 }
 
 extension KeyboardService {
     /// Nothing to add by default.
     public func diagnosis() -> [String] { [] }
+
+    /// Not by default: only GNOME Shell moves windows for its keyboard.
+    public func leaveWindowsInPlace(processIDs: [Int32]) -> Bool { false }
 
     /// No fixed edge by default.
     public var dockedEdge: Edge? { nil }

@@ -1,4 +1,4 @@
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 /// The `gnome` backend: GNOME Shell's own on-screen keyboard, on GNOME Wayland and GNOME Xorg

@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import KeyboardJSON
 import Synchronization
 
@@ -74,7 +75,7 @@ public final class ReplayBackend: KeyboardBackend {
     }
 
     /// Opens the recording and adds the player to the loop, with the recording's clock.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
+    @_spi(BackendRun) public func start(in context: LoopContext, sink: any ObservationSink) throws {
         let lines = try LineReader(source)
         let clock = ReplayClock(speed: speed)
         context.clock = clock
@@ -86,7 +87,7 @@ public final class ReplayBackend: KeyboardBackend {
 
     /// Stops playing, on the loop's thread (waiting for it when called from another); the loop's
     /// thread makes no further call to the sink.
-    public func stop() {
+    @_spi(BackendRun) public func stop() {
         guard let playing = player.withLock({ $0.take() }) else { return }
         // At once on the loop's thread or when the loop no longer runs.
         try? playing.loop.performAndWait { playing.value.end() }

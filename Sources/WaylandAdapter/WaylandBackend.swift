@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import WaylandClient
 

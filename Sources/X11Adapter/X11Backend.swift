@@ -1,6 +1,6 @@
 import CX11
 import Glibc
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import LoopThreadSlice
 import Synchronization
 

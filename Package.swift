@@ -5,6 +5,9 @@ let package = Package(
     name: "KeyboardAdapter",
     products: [
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
+        // The values both sides speak (geometry, identities, observations, errors); the core and the
+        // backends' interface export it.
+        .library(name: "KeyboardValues", targets: ["KeyboardValues"]),
         // What a backend is built on: the run loop, the backend and service protocols, the
         // registry. An app does not see it: a backend (in this package or outside it) imports it.
         .library(name: "KeyboardBackendInterface", targets: ["KeyboardBackendInterface"]),

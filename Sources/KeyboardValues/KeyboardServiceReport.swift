@@ -76,7 +76,7 @@ public struct KeyboardServiceReport: Sendable, Hashable {
     public var address: String
     /// What it says.
     public var state: KeyboardServiceState
-    /// The name its keyboards bear (``KeyboardService/keyboardName``): on squeekboard's interface
+    /// The name its keyboards bear (a keyboard service's `keyboardName`): on squeekboard's interface
     /// the program that serves it, such as `phosh-osk-stevia`; nil when not known.
     public var keyboard: String?
 

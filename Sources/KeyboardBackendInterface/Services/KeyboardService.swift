@@ -5,7 +5,7 @@
 ///
 /// A service never starts its keyboard by talking to it (no D-Bus activation), uses no CPU while
 /// nothing happens, and turns every failure (no bus, no keyboard, a bus that dies, a peer that
-/// sends nonsense) into a ``KeyboardServiceState`` with a reason: the backend then falls back to
+/// sends nonsense) into a ``/KeyboardValues/KeyboardServiceState`` with a reason: the backend then falls back to
 /// geometry alone.
 public protocol KeyboardService: AnyObject, Sendable {
     /// The service's name for people and `kbwatch --doctor`, such as `onboard`.
@@ -30,7 +30,7 @@ public protocol KeyboardService: AnyObject, Sendable {
     @_spi(BackendRun) func stop()
     /// Asks the keyboard to show (`true`) or hide (`false`). `completion` is called once, on the
     /// loop's thread: success when the keyboard's service replied (what happens next is observed
-    /// like anything else), a ``KeyboardControlError`` otherwise. Any thread.
+    /// like anything else), a ``/KeyboardValues/KeyboardControlError`` otherwise. Any thread.
     func requestVisible(_ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void)
     /// What the service says right now, asked on a short connection of its own (for
     /// `kbwatch --doctor` and before a backend starts); never starts the keyboard. Blocks for a

@@ -255,7 +255,7 @@ let package = Package(
             name: "KeyboardServicesTests",
             dependencies: [
                 "KeyboardServices", "KeyboardSessionService", "SystemdBus", "X11Adapter", "KeyboardAdapterCore",
-                "TestSupport",
+                "KeyboardAdapterTesting", "TestSupport",
             ]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),

@@ -81,7 +81,11 @@ public final class ReplayBackend: KeyboardBackend {
         context.clock = clock
         let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, context: context, backendName: name)
         guard let bound = LoopBound(playing, context: context) else { return }
-        player.withLock { $0 = bound }
+        var replaced: LoopBound<ReplayPlayer>? = bound
+        player.withLock { swap(&$0, &replaced) }
+        // The run this one replaces (one that ended by itself and was never stopped) is let go of
+        // here, after the lock: what it releases (its sink) may call this backend again.
+        replaced = nil
         context.add(playing)
     }
 

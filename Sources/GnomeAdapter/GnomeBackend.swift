@@ -1,4 +1,4 @@
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 /// The `gnome` backend: GNOME Shell's own on-screen keyboard, on GNOME Wayland and GNOME Xorg
@@ -35,7 +35,6 @@ public final class GnomeBackend: KeyboardBackend {
     /// The extension's service, started and stopped with the backend.
     public var services: [any KeyboardService] { [service] }
     private let service: any KeyboardService
-    private let app = Mutex<AppIdentity>(.currentProcess)
     private let lifecycle: BackendLifecycle<ShellKeyboardConnection>
 
     /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
@@ -79,7 +78,7 @@ public final class GnomeBackend: KeyboardBackend {
     /// The app whose focused window makes a keyboard local; the current process until set. Takes
     /// effect at the next show.
     public func setAppIdentity(_ identity: AppIdentity) {
-        app.withLock { $0 = identity }
+        lifecycle.setAppIdentity(identity)
     }
 
     /// Starts the service on the loop and delivers the keyboard at once when it is up.
@@ -88,7 +87,7 @@ public final class GnomeBackend: KeyboardBackend {
             let identity = KeyboardIdentity(id: "gnome:keyboard", name: service.keyboardName)
             let connection = ShellKeyboardConnection(
                 identity: identity, sink: sink, backendName: name,
-                app: { [weak self] in self?.app.withLock { $0 } ?? AppIdentity() })
+                app: lifecycle.appIdentityReader)
             let service = service
             service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
             if case .busUnavailable(let reason) = service.state.status {

@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 #if canImport(FoundationEssentials)

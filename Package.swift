@@ -5,8 +5,11 @@ let package = Package(
     name: "KeyboardAdapter",
     products: [
         .library(name: "KeyboardAdapterCore", targets: ["KeyboardAdapterCore"]),
+        // The values both sides speak (geometry, identities, observations, errors); the core and the
+        // backends' interface export it.
+        .library(name: "KeyboardValues", targets: ["KeyboardValues"]),
         // What a backend is built on: the run loop, the backend and service protocols, the
-        // observations it reports, the registry (the core exports it).
+        // registry. An app does not see it: a backend (in this package or outside it) imports it.
         .library(name: "KeyboardBackendInterface", targets: ["KeyboardBackendInterface"]),
         // Doubles for an app's own tests (an in-memory backend), kept out of the production core.
         .library(name: "KeyboardAdapterTesting", targets: ["KeyboardAdapterTesting"]),
@@ -26,21 +29,25 @@ let package = Package(
         .executable(name: "kbglib", targets: ["kbglib"]),
     ],
     targets: [
+        // Pure Swift, the values both sides speak: geometry, identities, observations, errors
+        // (the core and the backends' interface export it).
+        .target(name: "KeyboardValues"),
         // Pure Swift, what a backend is built on: the run loop and its sources, the backend and
-        // service protocols, the observations and the geometry they carry, the registry.
-        .target(name: "KeyboardBackendInterface"),
+        // service protocols, the registry.
+        .target(name: "KeyboardBackendInterface", dependencies: ["KeyboardValues"]),
         // Pure Swift, what an app uses: the updates and events, the tracker, the manager and its
         // deliveries.
-        .target(name: "KeyboardAdapterCore", dependencies: ["KeyboardBackendInterface"]),
+        .target(name: "KeyboardAdapterCore", dependencies: ["KeyboardValues", "KeyboardBackendInterface"]),
         // Test doubles for apps: the in-memory backend (like swift-log's in-memory handler).
-        .target(name: "KeyboardAdapterTesting", dependencies: ["KeyboardAdapterCore"]),
+        .target(name: "KeyboardAdapterTesting", dependencies: ["KeyboardAdapterCore", "KeyboardBackendInterface"]),
         // Drag-to-dismiss and tap-to-dismiss: what an app's own input does to the keyboard.
         .target(name: "KeyboardDismissal", dependencies: ["KeyboardAdapterCore"]),
         // JSON read with bounds and written without copies: recordings, rules files, sway's IPC,
         // the companions' messages, kbwatch's lines.
         .target(name: "KeyboardJSON", dependencies: ["KeyboardBackendInterface"]),
         // Recording what a backend sees, and playing it back as a backend.
-        .target(name: "KeyboardReplay", dependencies: ["KeyboardAdapterCore", "KeyboardJSON"]),
+        .target(
+            name: "KeyboardReplay", dependencies: ["KeyboardAdapterCore", "KeyboardBackendInterface", "KeyboardJSON"]),
 
         // The run loop thread's request for a short time slice (libc's syscall() only).
         .systemLibrary(name: "CThreadSlice", path: "Sources/CThreadSlice"),
@@ -106,20 +113,24 @@ let package = Package(
         .target(
             name: "KeyboardAdapter",
             dependencies: [
-                "KeyboardAdapterCore", "KeyboardDismissal", "KeyboardReplay", "X11Adapter", "WaylandAdapter",
-                "KWinAdapter", "GnomeAdapter", "KeyboardServices",
+                "KeyboardAdapterCore", "KeyboardBackendInterface", "KeyboardDismissal", "KeyboardReplay", "X11Adapter",
+                "WaylandAdapter", "KWinAdapter", "GnomeAdapter", "KeyboardServices",
             ]),
 
         // kbwatch's output formats, shared with the fuzzing harness that checks them.
         .target(name: "KbwatchOutput", dependencies: ["KeyboardAdapterCore", "KeyboardJSON"]),
         // The session service (`kbwatch --serve`) and its client (`kbwatch --from-service`).
         .target(
-            name: "KeyboardSessionService", dependencies: ["KeyboardAdapterCore", "SystemdBus", "KbwatchOutput"],
+            name: "KeyboardSessionService",
+            dependencies: ["KeyboardAdapterCore", "KeyboardBackendInterface", "SystemdBus", "KbwatchOutput"],
             plugins: ["EmbeddedTexts"]),
         // Built for release with the Swift runtime and the C++ runtime linked statically (scripts/install;
         // see docs/kbwatch.md).
         .executableTarget(
-            name: "kbwatch", dependencies: ["KeyboardAdapter", "KbwatchOutput", "KeyboardSessionService", "CMalloc"],
+            name: "kbwatch",
+            dependencies: [
+                "KeyboardAdapter", "KeyboardBackendInterface", "KbwatchOutput", "KeyboardSessionService", "CMalloc",
+            ],
             plugins: ["EmbeddedTexts"]),
 
         // The companions (Companions/) and interfaces (Interfaces/) kbwatch carries, read from
@@ -196,7 +207,7 @@ let package = Package(
             name: "KeyboardServicesTests",
             dependencies: [
                 "KeyboardServices", "KeyboardSessionService", "SystemdBus", "X11Adapter", "KeyboardAdapterCore",
-                "TestSupport",
+                "KeyboardAdapterTesting", "TestSupport",
             ]),
         .testTarget(
             name: "X11AdapterTests", dependencies: ["X11Adapter", "KeyboardAdapterCore", "TestSupport", "CX11"]),

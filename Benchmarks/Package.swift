@@ -36,7 +36,10 @@ let package = Package(
         // (TestSupport links to Tests/TestSupport). The C modules they import come with the
         // X11 backend.
         .target(
-            name: "TestSupport", dependencies: [rootProduct("KeyboardAdapterCore"), rootProduct("X11Adapter")],
+            name: "TestSupport",
+            dependencies: [
+                rootProduct("KeyboardAdapterCore"), rootProduct("KeyboardBackendInterface"), rootProduct("X11Adapter"),
+            ],
             path: "TestSupport", packageAccess: false,
             swiftSettings: [.unsafeFlags(["-package-name", rootPackageName])],
             linkerSettings: [.linkedLibrary("X11")]),

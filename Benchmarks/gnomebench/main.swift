@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import TestSupport
 
 // gnomebench: GNOME Shell's keyboard, clicked open in a GTK 3 entry and closed by the focus moving

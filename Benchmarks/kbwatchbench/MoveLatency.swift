@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import TestSupport
 
 /// Configure request -> event, for the same requests: at a process's stdout (kbwatch, or xev) and

@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import TestSupport
 
 // kwinbench: show and hide latency of the kbwatch process on headless KWin with maliit-keyboard,

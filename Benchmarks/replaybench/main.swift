@@ -5,6 +5,7 @@
 
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import KeyboardReplay
 import Synchronization
 import TestSupport

@@ -15,6 +15,7 @@
 
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import TestSupport
 
 let moves = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 200

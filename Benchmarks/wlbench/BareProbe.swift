@@ -2,6 +2,7 @@ import CWayland
 import CWaylandProtocols
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 
 /// The floor to compare with: a bare libwayland layer-shell probe on its own connection and

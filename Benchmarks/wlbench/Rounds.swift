@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 import TestSupport
 

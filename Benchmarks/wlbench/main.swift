@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import TestSupport
 import WaylandAdapter

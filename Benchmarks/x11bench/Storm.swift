@@ -1,6 +1,7 @@
 import CX11
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import TestSupport
 
 /// One storm of configure requests on the keyboard window, and how long the backend (and,

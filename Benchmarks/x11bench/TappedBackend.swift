@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import X11Adapter
 

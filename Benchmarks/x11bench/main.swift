@@ -21,6 +21,7 @@ import CX11
 import Foundation
 import Glibc
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import TestSupport
 import X11Adapter

@@ -3,7 +3,11 @@
 // the installed extension.js. GNOME Shell draws its on-screen keyboard itself and tells no other
 // program where it is; this object, exported on the shell's own session-bus connection (so it
 // answers under org.gnome.Shell), says whether the keyboard is up, where, every step of its
-// slide, and which window had the focus when it changed; and it shows and hides the keyboard.
+// slide, and which window had the focus when it changed (to watchers, with where the shell shows
+// that window: the shell moves the focused window up by the keyboard's height when the keyboard
+// would cover its text cursor, and tells the app nothing); it shows and hides the keyboard; and
+// it leaves in place the windows of the processes a trusted caller names (LeaveInPlace), for apps
+// that make room for the keyboard themselves.
 // Its interface is org.keyboardadapter.GnomeShell1.xml, installed beside it. It runs nothing a
 // caller sends, and it is quiet while the keyboard is still.
 //
@@ -16,7 +20,7 @@
 // the keyboard, and only they read the focus in GetState.
 
 const RELEASE = '0.3.0';
-const REVISION = 3;
+const REVISION = 4;
 const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
 const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';
 const DISABLED_ERROR = 'org.keyboardadapter.GnomeShell1.Disabled';
@@ -30,6 +34,8 @@ const MOST_JUDGED = 512;
 // The most bytes of a caller's mount table or cgroup read.
 const MOST_PROC_BYTES = 1 << 20;
 const LONGEST_APP_ID = 256;
+// The most processes one caller may have left in place.
+const MOST_IN_PLACE = 64;
 
 class KeyboardExport {
     constructor(extensionPath) {
@@ -42,6 +48,10 @@ class KeyboardExport {
         this._lastFrame = null;
         this._focus = [0, []];
         this._judged = new Map();
+        // The processes whose windows the shell leaves in place, by the caller that asked, and
+        // the subscription that forgets a caller's when it leaves the bus.
+        this._inPlace = new Map();
+        this._shown = [0, 0, 0, 0];
         this._rebindSource = 0;
         this._visibilitySignal = Main.keyboard.connect('visibility-changed', () => {
             this._rebind();
@@ -64,6 +74,9 @@ class KeyboardExport {
         this._object.flush();
         this._object.unexport();
         Gio.DBus.session.signal_unsubscribe(this._watchersSignal);
+        for (const {signal} of this._inPlace.values())
+            Gio.DBus.session.signal_unsubscribe(signal);
+        this._inPlace.clear();
         Main.keyboard.disconnect(this._visibilitySignal);
         this._settings.disconnect(this._settingsSignal);
         global.backend.disconnect(this._deviceSignal);
@@ -115,6 +128,60 @@ class KeyboardExport {
                 return this._refuse(invocation);
             return this._answer(invocation, () => Main.keyboard.close());
         });
+    }
+
+    // The windows of these processes are left where they are when the keyboard comes up: the
+    // calling connection's list, replacing what it asked before (an empty list ends its request),
+    // kept until it asks again or leaves the bus. Only trusted callers may ask (the session
+    // service, which asks for apps whose process the bus proves); it takes effect at the next
+    // time the shell would move a window.
+    LeaveInPlaceAsync(parameters, invocation) {
+        const sender = invocation.get_sender();
+        const [pids] = parameters;
+        this._judge(sender, trusted => {
+            if (!trusted) {
+                return invocation.return_dbus_error(ACCESS_DENIED_ERROR,
+                    'only a process of the shell\'s user outside any sandbox may leave windows in place');
+            }
+            if (!Array.isArray(pids) || pids.length > MOST_IN_PLACE) {
+                return invocation.return_dbus_error('org.freedesktop.DBus.Error.InvalidArgs',
+                    `at most ${MOST_IN_PLACE} processes`);
+            }
+            const wanted = new Set(pids.filter(pid => Number.isInteger(pid) && pid > 0));
+            const held = this._inPlace.get(sender);
+            if (held && wanted.size === 0) {
+                Gio.DBus.session.signal_unsubscribe(held.signal);
+                this._inPlace.delete(sender);
+            } else if (held) {
+                held.pids = wanted;
+            } else if (wanted.size > 0 && this._inPlace.size < MOST_JUDGED) {
+                const signal = Gio.DBus.session.signal_subscribe('org.freedesktop.DBus', 'org.freedesktop.DBus',
+                    'NameOwnerChanged', '/org/freedesktop/DBus', sender, Gio.DBusSignalFlags.NONE,
+                    (_connection, _sender, _path, _interface, _member, changed) => {
+                        const [, , owner] = changed.deep_unpack();
+                        if (owner)
+                            return;
+                        Gio.DBus.session.signal_unsubscribe(this._inPlace.get(sender)?.signal ?? signal);
+                        this._inPlace.delete(sender);
+                    });
+                this._inPlace.set(sender, {pids: wanted, signal});
+            } else if (wanted.size > 0) {
+                return invocation.return_dbus_error(FAILED_ERROR, 'too many callers leave windows in place');
+            }
+            return invocation.return_value(null);
+        });
+    }
+
+    // Whether the window's process is one a caller asked to leave in place.
+    _leftInPlace(window) {
+        const pid = window?.get_pid?.() ?? 0;
+        if (pid <= 0)
+            return false;
+        for (const {pids} of this._inPlace.values()) {
+            if (pids.has(pid))
+                return true;
+        }
+        return false;
     }
 
     // Whether the bus proves `sender` trusted (see the head of this file): `then` gets the verdict,
@@ -257,6 +324,7 @@ class KeyboardExport {
             this._unbindActor();
             this._actor = actor;
             if (actor) {
+                this._leaveInPlace(actor);
                 this._actorSignals = [
                     actor.connect('notify::translation-y', () => this._moved()),
                     actor.connect('notify::allocation', () => this._moved()),
@@ -276,7 +344,19 @@ class KeyboardExport {
             this._announce();
     }
 
+    // The shell moves the window whose text cursor its keyboard would cover (its keyboard's
+    // _setFocusWindow, then _animateWindow): for a window left in place it is told of no window,
+    // which also brings back one it had moved. The keyboard's own method comes back on unbinding.
+    _leaveInPlace(keyboard) {
+        const own = keyboard._setFocusWindow;
+        if (typeof own !== 'function' || Object.prototype.hasOwnProperty.call(keyboard, '_setFocusWindow'))
+            return;
+        keyboard._setFocusWindow = window => own.call(keyboard, this._leftInPlace(window) ? null : window);
+    }
+
     _unbindActor() {
+        if (this._actor && Object.prototype.hasOwnProperty.call(this._actor, '_setFocusWindow'))
+            delete this._actor._setFocusWindow;
         for (const id of this._actorSignals)
             this._actor?.disconnect(id);
         this._actorSignals = [];
@@ -336,12 +416,34 @@ class KeyboardExport {
         return [pid > 0 ? pid : 0, ids];
     }
 
+    // Where the shell shows `window` (its frame, as the window manager keeps it, moved with its
+    // actor) once the slide that starts now ends: the shell eases the actor of the window it moves
+    // to its start less the keyboard's height on a show, back to its start on a hide, and moves
+    // the frame there when the slide ends. Empty when nothing tells.
+    _windowShown(window) {
+        const actor = window?.get_compositor_private?.();
+        if (!actor)
+            return [0, 0, 0, 0];
+        const frame = window.get_frame_rect();
+        const buffer = window.get_buffer_rect();
+        const keyboard = this._actor;
+        let y = actor.y;
+        if (keyboard && keyboard._focusWindow === window && Number.isFinite(keyboard._focusWindowStartY)) {
+            y = Main.keyboard.visible
+                ? keyboard._focusWindowStartY - Main.layoutManager.keyboardBox.height
+                : keyboard._focusWindowStartY;
+        }
+        const shown = [frame.x + actor.x - buffer.x, frame.y + y - buffer.y, frame.width, frame.height];
+        return shown.every(Number.isFinite) && frame.width > 0 && frame.height > 0 ? shown : [0, 0, 0, 0];
+    }
+
     _announce() {
         const visible = Boolean(Main.keyboard.visible);
         if (visible === this._visible)
             return;
         this._visible = visible;
         this._focus = this._focusedWindow();
+        this._shown = this._windowShown(global.display.focus_window);
         const frame = this._frame() ?? [0, 0, 0, 0];
         this._lastFrame = frame;
         // The focus to each trusted watcher alone, before the visibility everyone may hear; a
@@ -351,7 +453,7 @@ class KeyboardExport {
                 continue;
             try {
                 Gio.DBus.session.emit_signal(watcher, OBJECT_PATH, 'org.keyboardadapter.GnomeShell1', 'Focus',
-                    new GLib.Variant('((uas))', [this._focus]));
+                    new GLib.Variant('((uas)(dddd))', [this._focus, this._shown]));
             } catch (error) {
                 // That watcher has just gone.
             }

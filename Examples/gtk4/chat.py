@@ -3,15 +3,19 @@
 
 The keyboards come from libkeyboard-adapter (KeyboardAdapter.Watcher, which subscribes to the
 session service `kbwatch --serve`, starting it when installed), and the part of the window they
-cover from its GTK 4 companion (KeyboardAdapterGtk4.Coverage, on X11). On Wayland no client knows
-where its window is (the companion says so): the window is taken to fill its monitor from the top,
-as a chat screen does on a phone or tablet; on sway, Phosh and labwc a docked keyboard shrinks it
-instead, and the bar needs no inset. While a keyboard slides, progress frames move the bar there.
+cover from its GTK 4 companion (KeyboardAdapterGtk4.Coverage, on X11, and on GNOME, whose shell
+slides the focused window up out of its keyboard's way and says where through the package's
+extension: the bar then needs no room). Elsewhere on Wayland no client knows where its window is
+(the companion says so): the window is taken to fill its monitor from the top, as a chat screen
+does on a phone or tablet; on sway, Phosh and labwc a docked keyboard shrinks it instead, and the
+bar needs no inset. While a keyboard slides, progress frames move the bar there. With --in-place
+the app asks GNOME Shell to leave its window where it is (the header stays on screen) and lifts
+its bar onto the keyboard itself.
 
 Dragging the messages down past the bar pulls the bar down with the pointer; released past half
 the keyboard's height, the keyboard is asked to hide, released earlier, the bar goes back.
 
-    python3 Examples/gtk4/chat.py [--size WxH]
+    python3 Examples/gtk4/chat.py [--size WxH] [--in-place]
 
 It prints `subscribed` and `service gone` as the service comes and goes, `willShow NAME` (and the
 other events) as they come (those up already too, once subscribed), `window 0x...` or
@@ -64,7 +68,7 @@ def x_origin(xid, xlib=ctypes.CDLL("libX11.so.6")):
 
 
 class ChatWindow(Adw.ApplicationWindow):
-    def __init__(self, application, size):
+    def __init__(self, application, size, in_place):
         super().__init__(application=application, title="Chat", default_width=size[0], default_height=size[1])
         self.drag_inset = None  # while a drag holds the bar lower than the keyboard: its inset
         self.hiding = False  # a released drag asked for a hide that has not come yet
@@ -93,10 +97,11 @@ class ChatWindow(Adw.ApplicationWindow):
         drag.connect("drag-end", self.released)
         scroller.add_controller(drag)
 
-        self.watcher = KeyboardAdapter.Watcher(progress_frames=True)
+        self.watcher = KeyboardAdapter.Watcher(progress_frames=True, leave_in_place=in_place)
         self.coverage = KeyboardAdapterGtk4.Coverage.new(self.watcher, self)
         self.coverage.connect("notify::bottom-inset", self.measured)
         self.watcher.connect("notify::keyboard-rectangle", self.relayout)
+        self.watcher.connect("notify::focus-window", self.moved)
         self.watcher.connect("notify::service-available", self.available)
         self.watcher.connect("progress", self.progress)
         for name, printed in EVENTS.items():
@@ -130,17 +135,23 @@ class ChatWindow(Adw.ApplicationWindow):
             self.slide = None
         self.relayout()
 
+    def moved(self, *_):
+        self.queue_draw()  # the `content` line says where the display server shows it now
+
     def progress(self, watcher, frame):
         self.slide = frame.props.frame
         self.relayout()
 
     def origin(self):
-        """The content's top-left corner on the screen; on Wayland, its monitor's."""
+        """The content's top-left corner on the screen; on Wayland where GNOME shows it, else its monitor's."""
         surface = self.get_surface()
         if hasattr(surface, "get_xid"):
             x, y = x_origin(surface.get_xid())
             dx, dy = self.get_surface_transform()  # the shadow and resize borders GTK draws around it
             return x + int(dx), y + int(dy)
+        shown = self.watcher.props.focus_window
+        if shown.width > 0:
+            return shown.x, shown.y
         geometry = self.get_display().get_monitor_at_surface(surface).get_geometry()
         return geometry.x, geometry.y
 
@@ -148,6 +159,8 @@ class ChatWindow(Adw.ApplicationWindow):
         """What the keyboard covers of the window's bottom."""
         if self.coverage.props.known and self.slide is None:
             return self.coverage.props.bottom_inset
+        if self.frame is None:
+            return 0
         # Where the companion knows no window (Wayland), and while a keyboard slides (the companion
         # follows keyboard-rectangle, the end frame): the frame against the window on the screen.
         keyboard = self.slide or self.watcher.props.keyboard_rectangle
@@ -212,13 +225,13 @@ class ChatWindow(Adw.ApplicationWindow):
             self.relayout()
 
 
-def start(application, size):
+def start(application, size, in_place):
     provider = Gtk.CssProvider()
     provider.load_from_string(STYLE) if hasattr(provider, "load_from_string") else provider.load_from_data(
         STYLE.encode())
     Gtk.StyleContext.add_provider_for_display(Gdk.Display.get_default(), provider,
                                               Gtk.STYLE_PROVIDER_PRIORITY_APPLICATION)
-    window = ChatWindow(application, size)
+    window = ChatWindow(application, size, in_place)
     window.present()
     surface = window.get_surface()
     if hasattr(surface, "get_xid"):
@@ -229,14 +242,16 @@ def start(application, size):
 
 
 def main():
-    size = (800, 600)
-    if len(sys.argv) == 3 and sys.argv[1] == "--size":
-        size = tuple(int(n) for n in sys.argv[2].split("x"))
-    elif len(sys.argv) != 1:
-        sys.exit("usage: chat.py [--size WxH]")
+    arguments, size = sys.argv[1:], (800, 600)
+    in_place = "--in-place" in arguments
+    arguments = [each for each in arguments if each != "--in-place"]
+    if len(arguments) == 2 and arguments[0] == "--size":
+        size = tuple(int(n) for n in arguments[1].split("x"))
+    elif arguments:
+        sys.exit("usage: chat.py [--size WxH] [--in-place]")
     # NON_UNIQUE: every run is its own app, also beside another one on the same bus.
     app = Adw.Application(application_id="org.keyboardadapter.Chat", flags=Gio.ApplicationFlags.NON_UNIQUE)
-    app.connect("activate", lambda application: start(application, size))
+    app.connect("activate", lambda application: start(application, size, in_place))
     for number in (signal.SIGINT, signal.SIGTERM):
         GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, number, lambda: app.quit() or False)
     return app.run([sys.argv[0]])

@@ -48,7 +48,7 @@ final class DemoApp {
             handleXEvents()
             handleMessages()
             guard running else { break }
-            let now = MonotonicClock.now()
+            let now = monotonicNow()
             let inset = drag.inset(forBar: bar.inset(at: now), at: now)
             if needsRender || inset != drawnInset { render(inset: inset) }
             if !bar.isMoving(at: now) && !drag.isMoving(at: now) { reportSettled() }
@@ -117,7 +117,7 @@ final class DemoApp {
 
     /// A press, a drag or a release of the first button in the window: the dismissal gesture.
     private func pointer(_ type: Int32, x: Int32, y: Int32, time: Time) {
-        let now = MonotonicClock.now()
+        let now = monotonicNow()
         drag.pointer(type, x: x, y: y, time: time, barInset: bar.inset(at: now), now: now)
         needsRender = true
     }
@@ -133,7 +133,7 @@ final class DemoApp {
         guard new != frame else { return }
         frame = new
         needsRender = true
-        let now = MonotonicClock.now()
+        let now = monotonicNow()
         drag.layoutChanged(dismissalLayout(), barInset: bar.inset(at: now), now: now)
         bar.jump(to: targetInset())
     }
@@ -141,7 +141,7 @@ final class DemoApp {
     // MARK: - Keyboard updates and signals
 
     private func handleMessages() {
-        let now = MonotonicClock.now()
+        let now = monotonicNow()
         for message in mailbox.take() + feed.take() {
             switch message {
             case .keyboard(let update):
@@ -268,3 +268,7 @@ func say(_ line: String) {
     let bytes = Array("kbdemo: \(clean)\n".utf8)
     bytes.withUnsafeBytes { _ = write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }
+
+/// Seconds on the monotonic clock (`CLOCK_MONOTONIC`, which Dispatch reads on Linux): the time base
+/// of the bar's motion and of the dismissal gesture, and the one the package stamps observations with.
+private func monotonicNow() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }

@@ -1,4 +1,4 @@
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 /// The `gnome` backend: GNOME Shell's own on-screen keyboard, on GNOME Wayland and GNOME Xorg
@@ -15,6 +15,11 @@ import Synchronization
 ///   names the shell gives its app (desktop file id, GTK application id, WM_CLASS) against
 ///   ``setAppIdentity(_:)``.
 /// - Show and hide the shell's way (its keyboard's open and close, after its 300 ms rest).
+/// - Where the shell shows the focused window (the focus's `frame`): the shell slides the window
+///   up by its keyboard's height when the keyboard would cover the window's text cursor, and tells
+///   the app nothing; an app measures what the keyboard covers of its window there
+///   (`KeyboardManager.focusedWindowFrame`), or asks, through the extension, that the windows of
+///   some processes be left in place (`KeyboardManager.leaveWindowsInPlace(processIDs:)`).
 ///
 /// Without the extension (not installed, disabled, another release) the backend is unavailable,
 /// with the reason and `kbwatch --install-gnome-extension`. While watching, the extension being
@@ -30,7 +35,6 @@ public final class GnomeBackend: KeyboardBackend {
     /// The extension's service, started and stopped with the backend.
     public var services: [any KeyboardService] { [service] }
     private let service: any KeyboardService
-    private let app = Mutex<AppIdentity>(.currentProcess)
     private let lifecycle: BackendLifecycle<ShellKeyboardConnection>
 
     /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
@@ -74,7 +78,7 @@ public final class GnomeBackend: KeyboardBackend {
     /// The app whose focused window makes a keyboard local; the current process until set. Takes
     /// effect at the next show.
     public func setAppIdentity(_ identity: AppIdentity) {
-        app.withLock { $0 = identity }
+        lifecycle.setAppIdentity(identity)
     }
 
     /// Starts the service on the loop and delivers the keyboard at once when it is up.
@@ -83,7 +87,7 @@ public final class GnomeBackend: KeyboardBackend {
             let identity = KeyboardIdentity(id: "gnome:keyboard", name: service.keyboardName)
             let connection = ShellKeyboardConnection(
                 identity: identity, sink: sink, backendName: name,
-                app: { [weak self] in self?.app.withLock { $0 } ?? AppIdentity() })
+                app: lifecycle.appIdentityReader)
             let service = service
             service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
             if case .busUnavailable(let reason) = service.state.status {

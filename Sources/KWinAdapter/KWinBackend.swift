@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import WaylandClient
 
@@ -37,7 +37,6 @@ public final class KWinBackend: KeyboardBackend {
         let base: BackendCapabilities = [.reportsOutputs, .reportsLayout, .hidesKeyboards, .showsKeyboards]
         return service.state.companion == nil ? base : base.union([.reportsFrames, .reportsDocking, .reportsOwnership])
     }
-    private let app = Mutex<AppIdentity>(.currentProcess)
     /// The socket given at creation, or nil for `WAYLAND_DISPLAY`.
     public let displayName: String?
     /// KWin's virtual-keyboard service, started and stopped with the backend.
@@ -98,7 +97,7 @@ public final class KWinBackend: KeyboardBackend {
     /// The app whose focused window makes a keyboard local (KWin 6); the current process until set.
     /// Takes effect at the next show.
     public func setAppIdentity(_ identity: AppIdentity) {
-        app.withLock { $0 = identity }
+        lifecycle.setAppIdentity(identity)
     }
 
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
@@ -115,7 +114,7 @@ public final class KWinBackend: KeyboardBackend {
             let identity = KeyboardIdentity(id: "kwin:virtual-keyboard", name: service.keyboardName)
             let connection = KWinConnection(
                 session: session, identity: identity, sink: sink, context: context, backendName: name,
-                app: { [weak self] in self?.app.withLock { $0 } ?? AppIdentity() })
+                app: lifecycle.appIdentityReader)
             let service = service
             service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
             connection.serviceChanged(service.state)

@@ -2,6 +2,7 @@ import Glibc
 import GnomeAdapter
 import KWinAdapter
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import KeyboardServices
 import WaylandAdapter
 import X11Adapter

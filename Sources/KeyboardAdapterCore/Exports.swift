@@ -1,4 +1,5 @@
-// What a backend is and what it reports (the run loop, the backend and service protocols, the
-// observations, the registry) is a module of its own, below the core: a backend depends on it
-// alone. An app that imports the core sees it too, as before.
-@_exported import KeyboardBackendInterface
+// An app sees the values it reads (geometry, identities, observations, errors) through the core.
+// The backends' interface (the run loop, its sources, the sinks, clocks and a backend's run) is
+// imported by the files that use it, not exported: code that builds or runs a backend imports
+// `KeyboardBackendInterface` itself.
+@_exported import KeyboardValues

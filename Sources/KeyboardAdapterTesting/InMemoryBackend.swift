@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 /// A backend whose observations the caller hands in, for testing code that uses a
@@ -36,10 +37,12 @@ public final class InMemoryBackend: KeyboardBackend {
     public func availability() -> BackendAvailability { .available(detail: "observations handed in by the caller") }
 
     /// Remembers the sink.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws { self.sink.withLock { $0 = sink } }
+    @_spi(BackendRun) public func start(in context: LoopContext, sink: any ObservationSink) throws {
+        self.sink.withLock { $0 = sink }
+    }
 
     /// Forgets the sink.
-    public func stop() { sink.withLock { $0 = nil } }
+    @_spi(BackendRun) public func stop() { sink.withLock { $0 = nil } }
 
     /// True while started.
     public var isStarted: Bool { sink.withLock { $0 != nil } }

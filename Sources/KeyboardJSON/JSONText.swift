@@ -224,7 +224,14 @@ public struct JSONText: ~Copyable {
 
     /// Appends `{"x":…,"y":…,"width":…,"height":…}`.
     package mutating func rect(_ rect: Rect) {
-        raw("{\"x\":")
+        raw(byte: UInt8(ascii: "{"))
+        rectFields(rect)
+        raw(byte: UInt8(ascii: "}"))
+    }
+
+    /// Appends `"x":…,"y":…,"width":…,"height":…`, the fields of a rectangle in an object.
+    private mutating func rectFields(_ rect: Rect) {
+        raw("\"x\":")
         int(rect.x)
         raw(",\"y\":")
         int(rect.y)
@@ -232,7 +239,6 @@ public struct JSONText: ~Copyable {
         int(rect.width)
         raw(",\"height\":")
         int(rect.height)
-        raw(byte: UInt8(ascii: "}"))
     }
 
     /// Appends `{"name":…,"x":…,"y":…,"width":…,"height":…}`, or `null`.
@@ -240,14 +246,8 @@ public struct JSONText: ~Copyable {
         guard let output else { return null() }
         raw("{\"name\":")
         string(output.name)
-        raw(",\"x\":")
-        int(output.frame.x)
-        raw(",\"y\":")
-        int(output.frame.y)
-        raw(",\"width\":")
-        int(output.frame.width)
-        raw(",\"height\":")
-        int(output.frame.height)
+        raw(byte: UInt8(ascii: ","))
+        rectFields(output.frame)
         raw(byte: UInt8(ascii: "}"))
     }
 

@@ -32,11 +32,24 @@ public final class ObservationRecorder: ObservationRecording {
 }
 
 /// Writes recording lines with one `write(2)` each, so a reader (or a crash) never sees half a line.
+///
+/// No file is touched under the lock: a record hands its line over in order, and the one thread
+/// that is writing (the first to find no one writing) writes what was handed over until none is
+/// left. A record never waits for another thread's write (a pipe whose reader is slow blocks only
+/// the writing thread); what waits is bounded by ``maximumWaitingBytes``.
 private final class LineWriter: Sendable {
     private struct State: Sendable {
         var origin: Double?
         var failed = false
+        /// Lines handed over and not yet written, in order.
+        var waiting: [[UInt8]] = []
+        var waitingBytes = 0
+        /// Whether a thread is writing (and will write what waits).
+        var writing = false
     }
+
+    /// The most that may wait for a blocked write: more means the reader fell too far behind.
+    static let maximumWaitingBytes = 1 << 20
 
     private let fd: Int32
     private let path: String
@@ -62,28 +75,76 @@ private final class LineWriter: Sendable {
         isRegularFile = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
+    /// What a record does once it handed its line over.
+    private enum Step {
+        case nothing
+        case write
+        case fail(RecordingFailure)
+    }
+
     func write(_ observation: KeyboardObservation) {
-        let failure = state.withLock { state -> RecordingFailure? in
-            guard !state.failed else { return nil }
+        let step = state.withLock { state -> Step in
+            guard !state.failed else { return .nothing }
             if state.origin == nil { state.origin = observation.time }
             let bytes = Array((ObservationCodec.encode(observation, relativeTo: state.origin ?? 0) + "\n").utf8)
-            // Where the line starts, so that a line cut short by a full disk can be taken back:
-            // what was recorded stays a recording that replays.
-            let lineStart = isRegularFile ? lseek(fd, 0, SEEK_CUR) : -1
-            var failure = writeAll(bytes)
-            if failure != nil, lineStart >= 0 { _ = ftruncate(fd, lineStart) }
-            // A removed file takes every line with it once closed, although each write succeeds.
-            if failure == nil, isRegularFile {
-                var info = stat()
-                if fstat(fd, &info) == 0, info.st_nlink == 0 {
-                    failure = RecordingFailure(path: path, reason: "the file was removed while recording")
-                }
+            guard state.waitingBytes + bytes.count <= Self.maximumWaitingBytes else {
+                state.failed = true
+                state.waiting.removeAll()
+                state.waitingBytes = 0
+                return .fail(
+                    RecordingFailure(
+                        path: path, reason: "its reader fell more than 1 MiB behind; nothing more is written"))
             }
-            if failure != nil { state.failed = true }
-            return failure
+            state.waiting.append(bytes)
+            state.waitingBytes += bytes.count
+            guard !state.writing else { return .nothing }
+            state.writing = true
+            return .write
         }
+        switch step {
+        case .nothing: return
         // Outside the lock: the callback is the app's.
-        if let failure { onFailure(failure) }
+        case .fail(let failure): onFailure(failure)
+        case .write: writeWaiting()
+        }
+    }
+
+    /// Writes what waits until nothing does, outside the lock; on the one thread that writes.
+    private func writeWaiting() {
+        while true {
+            let lines = state.withLock { state -> [[UInt8]] in
+                if state.waiting.isEmpty || state.failed { state.writing = false }
+                defer {
+                    state.waiting = []
+                    state.waitingBytes = 0
+                }
+                return state.failed ? [] : state.waiting
+            }
+            if lines.isEmpty { return }
+            for line in lines {
+                guard let failure = writeLine(line) else { continue }
+                state.withLock { $0.failed = true }
+                onFailure(failure)
+                break
+            }
+        }
+    }
+
+    /// Writes one line; why it failed, the line taken back, when it could not.
+    private func writeLine(_ bytes: [UInt8]) -> RecordingFailure? {
+        // Where the line starts, so that a line cut short by a full disk can be taken back:
+        // what was recorded stays a recording that replays.
+        let lineStart = isRegularFile ? lseek(fd, 0, SEEK_CUR) : -1
+        var failure = writeAll(bytes)
+        if failure != nil, lineStart >= 0 { _ = ftruncate(fd, lineStart) }
+        // A removed file takes every line with it once closed, although each write succeeds.
+        if failure == nil, isRegularFile {
+            var info = stat()
+            if fstat(fd, &info) == 0, info.st_nlink == 0 {
+                failure = RecordingFailure(path: path, reason: "the file was removed while recording")
+            }
+        }
+        return failure
     }
 
     /// Writes `bytes` whole; why not when it cannot.

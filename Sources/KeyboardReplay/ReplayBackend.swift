@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import KeyboardJSON
 import Synchronization
 
@@ -74,19 +75,23 @@ public final class ReplayBackend: KeyboardBackend {
     }
 
     /// Opens the recording and adds the player to the loop, with the recording's clock.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
+    @_spi(BackendRun) public func start(in context: LoopContext, sink: any ObservationSink) throws {
         let lines = try LineReader(source)
         let clock = ReplayClock(speed: speed)
         context.clock = clock
         let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, context: context, backendName: name)
         guard let bound = LoopBound(playing, context: context) else { return }
-        player.withLock { $0 = bound }
+        var replaced: LoopBound<ReplayPlayer>? = bound
+        player.withLock { swap(&$0, &replaced) }
+        // The run this one replaces (one that ended by itself and was never stopped) is let go of
+        // here, after the lock: what it releases (its sink) may call this backend again.
+        replaced = nil
         context.add(playing)
     }
 
     /// Stops playing, on the loop's thread (waiting for it when called from another); the loop's
     /// thread makes no further call to the sink.
-    public func stop() {
+    @_spi(BackendRun) public func stop() {
         guard let playing = player.withLock({ $0.take() }) else { return }
         // At once on the loop's thread or when the loop no longer runs.
         try? playing.loop.performAndWait { playing.value.end() }

@@ -1,4 +1,4 @@
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import SystemdBus
 

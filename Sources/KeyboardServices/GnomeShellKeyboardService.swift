@@ -1,4 +1,5 @@
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
+import Synchronization
 import SystemdBus
 
 #if canImport(FoundationEssentials)
@@ -18,6 +19,8 @@ import SystemdBus
 public final class GnomeShellKeyboardService: KeyboardService {
     private let environment: [String: String]
     private let watched = WatchedService<GnomeShellWatch>()
+    /// The processes whose windows the shell is asked to leave in place, given to each watch.
+    private let inPlace = Mutex<[Int32]>([])
 
     /// A service on the session bus of `environment`.
     public init(environment: [String: String] = ProcessEnvironment.current) {
@@ -40,10 +43,13 @@ public final class GnomeShellKeyboardService: KeyboardService {
     /// Connects on the loop's thread, reads the extension's state, and follows it.
     public func start(in context: LoopContext, onChange: @escaping (KeyboardServiceState) -> Void) {
         let environment = environment
+        let pids = inPlace.withLock { $0 }
         watched.start(
             in: context,
             open: { (changed) throws(BusFailure) in
-                try GnomeShellWatch(environment: environment, context: context, changed: changed)
+                let watch = try GnomeShellWatch(environment: environment, context: context, changed: changed)
+                watch.leaveInPlace(pids)
+                return watch
             },
             onChange: onChange)
     }
@@ -57,6 +63,16 @@ public final class GnomeShellKeyboardService: KeyboardService {
         _ visible: Bool, completion: @escaping @Sendable (Result<Void, KeyboardControlError>) -> Void
     ) {
         watched.requestVisible(visible, service: name, completion: completion)
+    }
+
+    /// Asks the shell, through the extension's `LeaveInPlace`, to move no window of `processIDs`
+    /// when its keyboard opens; the extension forgets the request when this service's connection
+    /// leaves the bus, and the service gives it again to an extension that starts again.
+    public func leaveWindowsInPlace(processIDs: [Int32]) -> Bool {
+        let pids = processIDs.filter { $0 > 0 }
+        inPlace.withLock { $0 = pids }
+        watched.withWatch { $0.leaveInPlace(pids) }
+        return true
     }
 
     /// What the shell and the extension say now, on a short connection.

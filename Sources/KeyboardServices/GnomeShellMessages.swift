@@ -58,11 +58,19 @@ package enum GnomeShellMessages {
         }
     }
 
-    /// `Focus((uas) focus)`, addressed to a watcher: the focus; `.some(nil)` when no window has it,
-    /// nil when malformed.
+    /// `Focus((uas) focus, (dddd) window)`, addressed to a watcher: the focus, with where the
+    /// shell shows its window (``CompanionReport/Focus/windowFrame``); `.some(nil)` when no window
+    /// has it, nil when malformed.
     package static func focusSignal(_ message: BusMessage) -> CompanionReport.Focus?? {
-        guard message.hasSignature("(uas)") else { return nil }
-        return try? focus(message)
+        guard message.hasSignature("(uas)(dddd)") else { return nil }
+        do {
+            var focus = try focus(message)
+            guard let window = try rectangle(message) else { return nil }
+            focus?.windowFrame = window
+            return .some(focus)
+        } catch {
+            return nil
+        }
     }
 
     /// `Moved((dddd) frame, t time)`: the frame; nil when malformed, `.some(nil)` when empty.

@@ -15,7 +15,7 @@ package struct GnomeShellProbe: Sendable, Hashable {
     /// The release whose extension this build speaks to; any other is refused.
     package static let release = "0.3.0"
     /// The interface revision this build reads.
-    package static let revision: UInt32 = 3
+    package static let revision: UInt32 = 4
     /// The GNOME Shell major versions the extension's metadata names (`shell-version`): the ones it
     /// is tested on. GNOME Shell refuses to run an extension whose metadata does not name its own
     /// major version (it calls it out of date), unless `disable-extension-version-validation` is set.

@@ -26,6 +26,10 @@ final class GnomeShellWatch {
     private var shellVersion: String?
     /// The focus the extension sent this watcher last (just before each `VisibilityChanged`).
     private var lastFocus: CompanionReport.Focus?
+    /// The processes whose windows the shell is asked to leave in place (``leaveInPlace(_:)``).
+    private var inPlace: [Int32] = []
+    /// Whether a list that was not empty went to the extension since it last started.
+    private var sentInPlace = false
     private let changed: (KeyboardServiceState) -> Void
     private(set) var current = KeyboardServiceState(status: .unknown)
     var isClosed: Bool { channel.isClosed }
@@ -134,6 +138,7 @@ final class GnomeShellWatch {
             update(next)
         case "Started":
             reread()
+            sendInPlace()
         case "Stopping":
             update(
                 KeyboardServiceState(
@@ -160,6 +165,7 @@ final class GnomeShellWatch {
                 status: .running, companionStatus: "GNOME Shell started: waiting for the KeyboardAdapter extension"))
         // The extension may already be enabled (its Started was sent before the name moved).
         reread()
+        sendInPlace()
     }
 
     /// Reads the extension's state again (after `Started` or a new shell), asynchronously.
@@ -206,6 +212,27 @@ final class GnomeShellWatch {
                 completion(.success(()))
             }
         }
+    }
+
+    /// Asks the extension to leave the windows of `pids` in place (`LeaveInPlace`), now and each
+    /// time it starts again; an empty list ends the request. The extension holds it for this
+    /// connection, and forgets it when the connection leaves the bus.
+    func leaveInPlace(_ pids: [Int32]) {
+        let bounded = Array(pids.filter { $0 > 0 }.prefix(64))
+        guard bounded != inPlace else { return }
+        inPlace = bounded
+        sendInPlace()
+    }
+
+    private func sendInPlace() {
+        guard !isClosed, owner != nil, !(inPlace.isEmpty && !sentInPlace) else { return }
+        sentInPlace = !inPlace.isEmpty
+        let call = BusCall(
+            destination: GnomeShellProbe.shellName, path: GnomeShellProbe.objectPath,
+            interface: GnomeShellProbe.interface, member: "LeaveInPlace",
+            arguments: [.uint32s(inPlace.map { UInt32($0) })])
+        // Its answer changes nothing: a refusal leaves the shell moving windows as it does.
+        send(call) { _ in }
     }
 
     private func send(_ call: BusCall, handler: @escaping (BusMessage?) -> Void) {

@@ -70,6 +70,14 @@ final class WatchedService<Watch: KeyboardServiceWatch>: Sendable {
         watch?.value.close()
     }
 
+    /// Runs `body` with the watch on its loop's thread; false without a running watch.
+    @discardableResult
+    func withWatch(_ body: @escaping @Sendable (Watch) -> Void) -> Bool {
+        guard let watch = shared.withLock({ $0.watch }) else { return false }
+        watch.loop.perform { body(watch.value) }
+        return true
+    }
+
     /// Sends a show or hide request to the watch on its loop's thread; without a running watch,
     /// `completion` is told why (`service`'s name and its last state) at once. `completion` is the
     /// app's, so it is called with no lock held.

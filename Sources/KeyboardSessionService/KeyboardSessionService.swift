@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import SystemdBus
 
@@ -71,12 +72,27 @@ package enum SessionServiceError: Error, Sendable, CustomStringConvertible {
 package final class KeyboardSessionService: Sendable {
     private let manager: KeyboardManager
     private let configuration: SessionServiceConfiguration
-    private let running = Mutex<Running?>(nil)
+    private let phase = Mutex<Phase>(.stopped)
 
     private struct Running: Sendable {
         /// The service's loop, and its object there.
         let host: LoopHost<SessionServiceObject>
         let subscriptions: [KeyboardSubscription]
+
+        /// Unsubscribes from the manager, leaves the bus and ends the loop. Never under a lock.
+        func end() {
+            for token in subscriptions { token.cancel() }
+            host.stop()
+        }
+    }
+
+    /// Where the service's life is, changed in one locked step each: a stop during a start is
+    /// remembered and done by that start once it has made what it started, after the lock.
+    private enum Phase: Sendable {
+        case stopped
+        /// A start is connecting and taking the name; `stopAsked` when a stop came meanwhile.
+        case starting(stopAsked: Bool)
+        case running(Running)
     }
 
     /// A service for `manager`, which should be started (before or after this service).
@@ -89,7 +105,12 @@ package final class KeyboardSessionService: Sendable {
     /// client has subscribed for ``SessionServiceConfiguration/idleExit`` seconds, or when the bus
     /// goes away.
     package func start(onIdle: @escaping @Sendable () -> Void) throws(SessionServiceError) {
-        guard running.withLock({ $0 == nil }) else { return }
+        let starts = phase.withLock { phase in
+            guard case .stopped = phase else { return false }
+            phase = .starting(stopAsked: false)
+            return true
+        }
+        guard starts else { return }
         let manager = manager
         let configuration = configuration
         let host: LoopHost<SessionServiceObject>
@@ -100,8 +121,10 @@ package final class KeyboardSessionService: Sendable {
                     try Self.serve(on: context, manager: manager, configuration: configuration, onIdle: onIdle)
                 }, close: { $0.close() })
         } catch let error as SessionServiceError {
+            phase.withLock { $0 = .stopped }
             throw error
         } catch {
+            phase.withLock { $0 = .stopped }
             throw .noBus("\(error)")
         }
         // Weakly: the subscriptions must not keep the object once the service stops.
@@ -113,7 +136,16 @@ package final class KeyboardSessionService: Sendable {
                 loop.perform { carried?.value.value?.publish(progress) }
             },
         ]
-        running.withLock { $0 = Running(host: host, subscriptions: subscriptions) }
+        let running = Running(host: host, subscriptions: subscriptions)
+        let stopAsked = phase.withLock { phase in
+            if case .starting(stopAsked: true) = phase {
+                phase = .stopped
+                return true
+            }
+            phase = .running(running)
+            return false
+        }
+        if stopAsked { running.end() }
     }
 
     /// A connection that asks the bus who callers are, taking the descriptors of the bus's
@@ -159,16 +191,23 @@ package final class KeyboardSessionService: Sendable {
         }
     }
 
-    /// Leaves the bus (the name is free again) and ends the service's thread. Idempotent.
+    /// Leaves the bus (the name is free again) and ends the service's thread. Idempotent. During
+    /// a start on another thread it returns at once, and that start ends the service once it has
+    /// made it (the name is free when the start returns).
     package func stop() {
-        guard
-            let running = running.withLock({ state -> Running? in
-                defer { state = nil }
-                return state
-            })
-        else { return }
-        for token in running.subscriptions { token.cancel() }
-        running.host.stop()
+        let running = phase.withLock { phase -> Running? in
+            switch phase {
+            case .stopped:
+                return nil
+            case .starting:
+                phase = .starting(stopAsked: true)
+                return nil
+            case .running(let running):
+                phase = .stopped
+                return running
+            }
+        }
+        running?.end()
     }
 
     deinit { stop() }

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import SystemdBus
 
@@ -119,7 +120,11 @@ package final class SessionServiceClient: Sendable {
         } catch {
             throw Failure(name: nil, description: "\(error)")
         }
-        running.withLock { $0 = host }
+        var replaced: LoopHost<ClientState>? = host
+        running.withLock { swap(&$0, &replaced) }
+        // A watch this one replaces is closed here, after the lock: closing waits for its loop,
+        // where what it releases (the closures it was given) may call this client again.
+        replaced = nil
     }
 
     private func start(

@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import SystemdBus
 
 #if canImport(FoundationEssentials)
@@ -75,6 +76,9 @@ final class SessionServiceObject {
     private var shows = ShowNumbers()
     /// The visible keyboards, `local` unjudged: what the properties say now.
     private var present: [KeyboardState] = []
+    /// The connections whose process has its windows left in place (``leaveInPlace(_:)``), with
+    /// that process, by unique name: until each leaves the bus or asks otherwise.
+    private var inPlace: [String: Int32] = [:]
     /// Called once when no client has subscribed for the idle time.
     var onIdle: (() -> Void)?
 
@@ -135,9 +139,11 @@ final class SessionServiceObject {
     private func sendVerdict(_ show: UInt32, focus: FocusedTopLevel?, to name: String) {
         guard let subscriber = subscribers[name] else { return }
         let local = subscriber.judgement.isLocal(given: focus, sandboxes: &sandboxes)
-        guard subscriber.lastVerdict != .sent(local) else { return }
-        subscribers.setVerdict(name, .sent(local))
-        emit("Verdict", WatcherValues.verdict(show: show, local: local), to: name)
+        // Where the display server shows the window goes to the app whose window it is alone.
+        let window = local == true ? focus?.frame : nil
+        guard subscriber.lastVerdict != .sent(local, window: window) else { return }
+        subscribers.setVerdict(name, .sent(local, window: window))
+        emit("Verdict", WatcherValues.verdict(show: show, local: local, window: window), to: name)
     }
 
     /// Publishes a progress frame to everyone, numbered with its show, while a subscriber asks
@@ -192,6 +198,7 @@ final class SessionServiceObject {
         case (SessionServiceNames.interfaceName, "GetState"): state(call)
         case (SessionServiceNames.interfaceName, "Show"): request(call, show: true)
         case (SessionServiceNames.interfaceName, "Hide"): request(call, show: false)
+        case (SessionServiceNames.interfaceName, "LeaveWindowsInPlace"): leaveInPlace(call)
         default: return false
         }
         pump.needsProcessing()
@@ -247,6 +254,23 @@ final class SessionServiceObject {
         try? connection.reply(to: call, [.dictionary(interface == SessionServiceNames.interfaceName ? properties : [])])
     }
 
+    /// Answers a subscriber's `Subscribe` again, whose options (and with them the verdicts) it
+    /// replaces; false for a caller not subscribed.
+    private func resubscribed(_ call: BusMessage, _ sender: String, _ options: SubscribeOptions) -> Bool {
+        guard subscribers[sender] != nil else { return false }
+        subscribers.update(sender, options: options)
+        try? connection.reply(to: call, [])
+        sendPresentVerdicts(to: sender)
+        return true
+    }
+
+    /// Refuses `call` when the service has as many subscribers as it takes.
+    private func subscribersFull(_ call: BusMessage) -> Bool {
+        guard subscribers.count >= configuration.maximumSubscribers else { return false }
+        limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
+        return true
+    }
+
     private func subscribe(_ call: BusMessage) {
         guard let sender = call.sender else { return invalid(call, "a call without a sender") }
         guard call.hasSignature("a{sv}") else { return invalid(call, "Subscribe takes options (a{sv})") }
@@ -256,26 +280,10 @@ final class SessionServiceObject {
         } catch {
             return invalid(call, error.reason)
         }
-        if subscribers[sender] != nil {
-            // Subscribing again replaces the options, and with them the verdicts.
-            subscribers.update(sender, options: options)
-            try? connection.reply(to: call, [])
-            sendPresentVerdicts(to: sender)
-            return
-        }
-        guard subscribers.count < configuration.maximumSubscribers else {
-            return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
-        }
+        guard !resubscribed(call, sender, options), !subscribersFull(call) else { return }
         identify(call) { [unowned self] call, caller in
-            guard subscribers[sender] == nil else {
-                subscribers.update(sender, options: options)
-                try? connection.reply(to: call, [])
-                sendPresentVerdicts(to: sender)
-                return
-            }
-            guard subscribers.count < configuration.maximumSubscribers else {
-                return limitsExceeded(call, "\(configuration.maximumSubscribers) clients are subscribed already")
-            }
+            // The subscription may have come, or the places gone, while the caller was identified.
+            guard !resubscribed(call, sender, options), !subscribersFull(call) else { return }
             guard subscribers.perShare[caller.share] < configuration.maximumSubscribersPerClient else {
                 return limitsExceeded(
                     call, "\(caller.share) has \(configuration.maximumSubscribersPerClient) subscriptions already")
@@ -389,15 +397,55 @@ final class SessionServiceObject {
     /// known as are kept (four times the subscribers): it is identified again if it calls again.
     private func forgetUnusedPeer() {
         guard peers.count >= 4 * configuration.maximumSubscribers else { return }
-        let unused = peers.filter { $0.value.caller != nil && subscribers[$0.key] == nil }.min {
-            $0.value.used < $1.value.used
-        }
+        // One whose windows are left in place is kept: its going away is what ends that.
+        let unused = peers.filter { $0.value.caller != nil && subscribers[$0.key] == nil && inPlace[$0.key] == nil }
+            .min {
+                $0.value.used < $1.value.used
+            }
         if let unused { peers[unused.key] = nil }
     }
 
     private static func caller(from reply: BusMessage, heard: BootTime) -> SessionCaller? {
         reply.credentials().flatMap { SessionCaller(credentials: $0, heard: heard) }
     }
+
+    /// `LeaveWindowsInPlace(b)`: the caller's own process, as the bus proves it, has its windows
+    /// left in place (or moved again, false) by the display server when a keyboard opens, until
+    /// its connection leaves the bus. A caller in a sandbox, or whose sandbox is not known for
+    /// certain, is refused: the windows of its processes are not told apart from others' here.
+    private func leaveInPlace(_ call: BusMessage) {
+        guard call.hasSignature("b"), let leave = try? call.readBool() else {
+            return invalid(call, "LeaveWindowsInPlace takes a boolean (b)")
+        }
+        identify(call) { [unowned self] call, caller in
+            guard let sender = call.sender else { return invalid(call, "a call without a sender") }
+            guard case .none = caller.sandbox else {
+                return refuse(
+                    call, "org.freedesktop.DBus.Error.AccessDenied",
+                    "only a process outside any sandbox may have its windows left in place")
+            }
+            if leave {
+                guard inPlace[sender] != nil || inPlace.count < configuration.maximumSubscribers else {
+                    return limitsExceeded(
+                        call, "\(configuration.maximumSubscribers) connections have their windows left in place already"
+                    )
+                }
+                inPlace[sender] = caller.pid
+            } else {
+                inPlace[sender] = nil
+            }
+            guard manager.leaveWindowsInPlace(processIDs: inPlaceProcesses) || !leave else {
+                inPlace[sender] = nil
+                return refuse(
+                    call, SessionServiceNames.errorPrefix + "Unsupported",
+                    "the \(manager.backendName) backend does not move windows for its keyboard")
+            }
+            try? connection.reply(to: call, [])
+        }
+    }
+
+    /// The processes whose windows are left in place, each once, in order.
+    private var inPlaceProcesses: [Int32] { Set(inPlace.values).sorted() }
 
     /// Sends subscriber `name` its verdicts for the shows of the keyboards up now, in the order
     /// of the shows: the broadcast events of those shows are then its own to read.
@@ -464,6 +512,7 @@ final class SessionServiceObject {
     /// identified go.
     private func forget(_ name: String) {
         if let peer = peers.removeValue(forKey: name), peer.caller == nil { identifying -= 1 }
+        if inPlace.removeValue(forKey: name) != nil { manager.leaveWindowsInPlace(processIDs: inPlaceProcesses) }
         if heard.removeValue(forKey: name) != nil { heardOrder.removeAll { $0 == name } }
         guard subscribers.remove(name) != nil else { return }
         armIdle()
@@ -546,6 +595,10 @@ final class SessionServiceObject {
         identityPump?.close()
         identityPump = nil
         peers.removeAll()
+        if !inPlace.isEmpty {
+            inPlace.removeAll()
+            manager.leaveWindowsInPlace(processIDs: [])
+        }
         identifying = 0
         waiting.removeAll()
         waitingShares.removeAll()

@@ -33,6 +33,7 @@ struct ShowNumbers {
 enum SentVerdict: Equatable {
     /// None yet: the next show's verdict goes to it whatever it is.
     case none
-    /// `local` as sent (nil: unknown).
-    case sent(Bool?)
+    /// `local` as sent (nil: unknown), and where the display server shows the window the
+    /// keyboard came up for (sent only with `local` true; nil when not sent).
+    case sent(Bool?, window: Rect?)
 }

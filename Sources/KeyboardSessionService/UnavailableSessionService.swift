@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import SystemdBus
 
 /// The session service when it cannot watch: it owns the name for a moment and answers every call

@@ -47,9 +47,12 @@ enum WatcherValues {
         return .dictionary(entries)
     }
 
-    /// A subscriber's verdict from show `show` on (`Verdict(u, a{sv})`): `local` when it is known.
-    static func verdict(show: UInt32, local: Bool?) -> [BusValue] {
-        [.uint32(show), .dictionary(local.map { [("local", .bool($0))] } ?? [])]
+    /// A subscriber's verdict from show `show` on (`Verdict(u, a{sv})`): `local` when it is known,
+    /// and `window` when given (where the display server shows the subscriber's own window).
+    static func verdict(show: UInt32, local: Bool?, window: Rect? = nil) -> [BusValue] {
+        var entries = local.map { [("local", BusValue.bool($0))] } ?? []
+        if let window { entries.append(("window", rect(window))) }
+        return [.uint32(show), .dictionary(entries)]
     }
 
     /// The visible keyboards, `aa{sv}`.

@@ -37,6 +37,8 @@ package enum BusArgument: Sendable, Hashable {
     case bool(Bool)
     /// A variant holding a boolean (the value of `Properties.Set`).
     case boolVariant(Bool)
+    /// `au`.
+    case uint32s([UInt32])
 }
 
 /// A method call to describe before it is sent.
@@ -188,10 +190,20 @@ package final class BusConnection {
             case .string(let value): status = ka_bus_append_string(made, value)
             case .bool(let value): status = ka_bus_append_bool(made, value ? 1 : 0)
             case .boolVariant(let value): status = ka_bus_append_variant_bool(made, value ? 1 : 0)
+            case .uint32s(let numbers): status = Self.append(numbers, to: made)
             }
             guard status >= 0 else { throw BusFailure(code: -status) }
         }
         return message
+    }
+
+    /// Appends `au`; the first failure's status, else 0.
+    private static func append(_ numbers: [UInt32], to message: OpaquePointer) -> Int32 {
+        var status = ka_sd_bus_message_open_container(message, CChar(UInt8(ascii: "a")), "u")
+        for var number in numbers where status >= 0 {
+            status = ka_sd_bus_message_append_basic(message, CChar(UInt8(ascii: "u")), &number)
+        }
+        return status >= 0 ? ka_sd_bus_message_close_container(message) : status
     }
 
     /// Sends `call` and waits up to `timeout` seconds for its reply (for start-up and probes only:

@@ -1,5 +1,5 @@
 import Glibc
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import WaylandClient
 
@@ -83,7 +83,6 @@ public final class WaylandBackend: KeyboardBackend {
     /// The connection of the current start; used on the loop's thread only.
     private let lifecycle: BackendLifecycle<WaylandConnection>
     private let latestStatus = Mutex<[WaylandOutputStatus]>([])
-    private let app = Mutex<AppIdentity>(.currentProcess)
     /// Whether the compositor last connected to offered wlr-foreign-toplevel-management.
     private let offersToplevels = Atomic<Bool>(false)
     /// Where `SWAYSOCK` is read.
@@ -156,7 +155,7 @@ public final class WaylandBackend: KeyboardBackend {
     /// The app whose focused toplevel makes a keyboard local; the current process until set.
     /// Takes effect at the next show.
     public func setAppIdentity(_ identity: AppIdentity) {
-        app.withLock { $0 = identity }
+        lifecycle.setAppIdentity(identity)
     }
 
     /// Connects, sets up one probe per output, and adds the connection to the loop (and sway's IPC
@@ -191,7 +190,7 @@ public final class WaylandBackend: KeyboardBackend {
             latestStatus.withLock { $0 = session.status }
             let hasToplevels = session.offers(WaylandSession.toplevelsInterface)
             offersToplevels.store(hasToplevels, ordering: .relaxed)
-            session.appIdentity = { [weak self] in self?.app.withLock { $0 } ?? AppIdentity() }
+            session.appIdentity = lifecycle.appIdentityReader
             if hasToplevels {
                 session.toplevels = ToplevelConnection(displayName: displayName, context: context)
                 session.swayIPC = try? SwayIPC.open(

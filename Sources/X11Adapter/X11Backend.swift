@@ -1,6 +1,6 @@
 import CX11
 import Glibc
-import KeyboardBackendInterface
+@_spi(BackendRun) import KeyboardBackendInterface
 import LoopThreadSlice
 import Synchronization
 
@@ -47,7 +47,6 @@ public final class X11Backend: KeyboardBackend {
 
     /// The connection of the current start; used on the loop's thread only.
     private let lifecycle: BackendLifecycle<X11Connection>
-    private let app = AppIdentityBox()
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
     /// rules file and `extraRules` (tried first), joined with `services`.
@@ -77,7 +76,7 @@ public final class X11Backend: KeyboardBackend {
     /// The app whose focused windows make a keyboard local; the current process until set.
     /// Takes effect at the next show.
     public func setAppIdentity(_ identity: AppIdentity) {
-        app.value.withLock { $0 = identity }
+        lifecycle.setAppIdentity(identity)
     }
 
     /// Available when the X server answers; the detail names the display and the screen size.
@@ -141,7 +140,8 @@ public final class X11Backend: KeyboardBackend {
             for service in services { service.start(in: context) { _ in } }
             let joined = services.isEmpty ? sink : ServiceJoinSink(inner: sink, services: services)
             let connection = X11Connection(
-                display: display, rules: rules, app: app, sink: joined, context: context, backendName: name)
+                display: display, rules: rules, app: lifecycle.appIdentityReader, sink: joined, context: context,
+                backendName: name)
             connection.tracker.start()
             // The loop's thread is asked to take a short time slice (see `CThreadSlice`), so that
             // an X event is handled as soon as it comes, also on a busy machine. Where the kernel
@@ -218,7 +218,7 @@ final class X11Connection: LoopSource, BackendConnection {
     private let descriptor: Int32
 
     init(
-        display: XDisplay, rules: KeyboardRules, app: AppIdentityBox, sink: any ObservationSink,
+        display: XDisplay, rules: KeyboardRules, app: @escaping @Sendable () -> AppIdentity, sink: any ObservationSink,
         context: LoopContext, backendName: String
     ) {
         self.display = display
@@ -227,7 +227,7 @@ final class X11Connection: LoopSource, BackendConnection {
         self.backendName = backendName
         descriptor = display.fileDescriptor
         tracker = WindowTracker(
-            display: display, rules: rules, appIdentity: { app.value.withLock { $0 } },
+            display: display, rules: rules, appIdentity: app,
             deliver: { sink.deliver($0) })
     }
 
@@ -311,9 +311,4 @@ final class X11Connection: LoopSource, BackendConnection {
         sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
         return (-1, 0)
     }
-}
-
-/// The app identity, shared between the caller's thread (`setAppIdentity`) and the event thread.
-final class AppIdentityBox: Sendable {
-    let value = Mutex<AppIdentity>(.currentProcess)
 }

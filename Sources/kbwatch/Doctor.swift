@@ -1,6 +1,7 @@
 import Glibc
 import KbwatchOutput
 import KeyboardAdapter
+import KeyboardBackendInterface
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -60,6 +60,13 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 extension Options {
+    /// The options that each choose what kbwatch does; two of them together are refused.
+    static let modeFlags: [String: Mode] = [
+        "-h": .help, "--help": .help, "--version": .version, "--list-backends": .listBackends, "--doctor": .doctor,
+        "--state": .state, "--show": .show, "--hide": .hide, "--serve": .serve,
+        "--install-gnome-extension": .installGnomeExtension, "--uninstall-gnome-extension": .uninstallGnomeExtension,
+    ]
+
     /// Parses the arguments (without the program name).
     static func parse(_ arguments: [String]) throws(UsageError) -> Options {
         var options = Options()
@@ -93,13 +100,12 @@ extension Options {
             let parts = Self.splitAtEquals(argument)
             let flag = argument.hasPrefix("--") ? parts[0] : argument
             let inline = argument.hasPrefix("--") && parts.count == 2 ? parts[1] : nil
+            if let mode = Self.modeFlags[flag] {
+                modes.append(flag)
+                options.mode = mode
+                continue
+            }
             switch flag {
-            case "-h", "--help":
-                modes.append(flag)
-                options.mode = .help
-            case "--version":
-                modes.append(flag)
-                options.mode = .version
             case "--json":
                 styles.append(flag)
                 options.style = .json
@@ -110,27 +116,6 @@ extension Options {
                 let name = try value(flag, inline: inline)
                 guard !name.isEmpty else { throw UsageError("--backend needs a name") }
                 options.backend = name
-            case "--list-backends":
-                modes.append(flag)
-                options.mode = .listBackends
-            case "--doctor":
-                modes.append(flag)
-                options.mode = .doctor
-            case "--state":
-                modes.append(flag)
-                options.mode = .state
-            case "--show":
-                modes.append(flag)
-                options.mode = .show
-            case "--hide":
-                modes.append(flag)
-                options.mode = .hide
-            case "--install-gnome-extension":
-                modes.append(flag)
-                options.mode = .installGnomeExtension
-            case "--uninstall-gnome-extension":
-                modes.append(flag)
-                options.mode = .uninstallGnomeExtension
             case "--gnome-shell-version":
                 let text = try value(flag, inline: inline)
                 guard let major = Int(text.prefix { $0.isNumber }), major > 0, text.utf8.count <= 16,
@@ -173,9 +158,6 @@ extension Options {
                     options.speed = speed
                 }
             case "--progress": options.progress = true
-            case "--serve":
-                modes.append(flag)
-                options.mode = .serve
             case "--from-service": options.fromService = true
             case "--stay":
                 serviceTimes.append(flag)

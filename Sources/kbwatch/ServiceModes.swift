@@ -1,6 +1,7 @@
 import Glibc
 import KbwatchOutput
 import KeyboardAdapter
+@_spi(BackendRun) import KeyboardBackendInterface
 import KeyboardSessionService
 
 #if canImport(FoundationEssentials)

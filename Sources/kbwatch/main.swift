@@ -2,6 +2,7 @@ import CMalloc
 import Glibc
 import KbwatchOutput
 import KeyboardAdapter
+@_spi(BackendRun) import KeyboardBackendInterface
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapter
+@_spi(BackendRun) import KeyboardBackendInterface
 import ScreenCapture
 import TestSupport
 import Testing

@@ -42,14 +42,14 @@ struct ServiceDocumentationTests {
 
         /// Calls `method` of the interface with dbus-send, as any client would: its status, and its
         /// output and error together.
-        func call(_ method: String) throws -> (status: Int32, output: String) {
+        func call(_ method: String, _ arguments: String...) throws -> (status: Int32, output: String) {
             try Programs.run(
                 "/bin/sh",
                 [
                     "-c", "exec dbus-send \"$@\" 2>&1", "sh", "--bus=\(bus.address)", "--print-reply",
                     "--dest=org.keyboardadapter.Watcher", "/org/keyboardadapter/Watcher",
                     "org.keyboardadapter.Watcher2.\(method)",
-                ])
+                ] + arguments)
         }
 
         func stop() {
@@ -92,6 +92,11 @@ struct ServiceDocumentationTests {
         }
         let fixed = try Kbwatch.run(["--from-service", "--state"], environment: world.environment)
         #expect(fixed.status == 1 && fixed.stderr.isEmpty, "\(fixed.stderr)")
+        // On X11 nothing moves a window for a keyboard: asking to be left in place is refused.
+        let inPlace = try world.call("LeaveWindowsInPlace", "boolean:true")
+        #expect(
+            inPlace.status != 0 && inPlace.output.contains("org.keyboardadapter.Watcher2.Error.Unsupported"),
+            "\(inPlace.output)")
     }
 
     @Test(

@@ -20,17 +20,16 @@ struct SessionServiceTests {
         /// `mine`'s window, focused.
         private(set) var mineWindow: UInt?
 
-        /// With `stack`, the bus is that userland's dbus-daemon.
-        init(idleExit: String = "1", stack: Stack = .debian12) throws {
+        /// With `stack`, the bus is that userland's dbus-daemon; `settle` is the service's
+        /// `--settle` in milliseconds (its default where nil).
+        init(idleExit: String = "1", settle: Int? = nil, stack: Stack = .debian12) throws {
             session = try X11Session()
             try session.startWindowManager()
             serviceDirectory = session.directory + "/services"
             try FileManager.default.createDirectory(atPath: serviceDirectory, withIntermediateDirectories: true)
-            try
-                "[D-BUS Service]\nName=org.keyboardadapter.Watcher\nExec=\(Kbwatch.path) --serve --idle-exit \(idleExit)\n"
-                .write(
-                    toFile: serviceDirectory + "/org.keyboardadapter.Watcher.service", atomically: true, encoding: .utf8
-                )
+            let exec = "\(Kbwatch.path) --serve --idle-exit \(idleExit)" + (settle.map { " --settle \($0)" } ?? "")
+            try "[D-BUS Service]\nName=org.keyboardadapter.Watcher\nExec=\(exec)\n".write(
+                toFile: serviceDirectory + "/org.keyboardadapter.Watcher.service", atomically: true, encoding: .utf8)
             bus = try SessionBus(
                 directory: session.directory, home: session.directory + "/home", serviceDirectory: serviceDirectory,
                 stack: stack)
@@ -208,12 +207,15 @@ struct SessionServiceTests {
     @Test("progress frames and the state through the service print as kbwatch prints them watching itself")
     func progressAndState() throws {
         guard try Programs.ready(Self.programs) else { return }
-        let world = try World(idleExit: "30")
+        // Both settle a move for 400 ms, far beyond the 10 ms between its steps: on a busy machine
+        // one of the two could otherwise see a pause as the end of the move that the other does not.
+        let world = try World(idleExit: "30", settle: 400)
         defer { world.stop() }
         let env = world.environment
         let served = try Kbwatch.start(["--json", "--progress", "--from-service"], environment: env)
         try world.bus.waitForName("org.keyboardadapter.Watcher")
-        let direct = try Kbwatch.start(["--json", "--progress", "--backend", "x11"], environment: env)
+        let direct = try Kbwatch.start(
+            ["--json", "--progress", "--backend", "x11", "--settle", "400"], environment: env)
         Thread.sleep(forTimeInterval: 1)
         let keyboard = try world.session.start("xvkbd", ["-geometry", "600x200+100+500"])
         defer { keyboard.stop() }

@@ -1,3 +1,4 @@
+@_spi(BackendRun) import KeyboardBackendInterface
 import Testing
 
 @testable import KeyboardAdapterCore

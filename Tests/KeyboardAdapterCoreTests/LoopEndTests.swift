@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import Testing
 

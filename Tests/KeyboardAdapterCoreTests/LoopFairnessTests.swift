@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import KeyboardAdapterTesting
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Glibc
 import KeyboardAdapterTesting
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 @testable import KeyboardAdapterCore

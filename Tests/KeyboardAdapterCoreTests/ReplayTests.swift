@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterTesting
+@_spi(BackendRun) import KeyboardBackendInterface
 import Testing
 
 @testable import KeyboardAdapterCore

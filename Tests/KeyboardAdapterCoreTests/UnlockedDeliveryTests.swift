@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import KeyboardAdapterTesting
+import KeyboardBackendInterface
 import Synchronization
 import Testing
 

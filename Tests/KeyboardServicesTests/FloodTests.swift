@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import KeyboardServices
 import Synchronization
 import TestSupport

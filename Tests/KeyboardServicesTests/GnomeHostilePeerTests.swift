@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import KeyboardServices
 import TestSupport
 import Testing
@@ -55,6 +56,7 @@ struct GnomeHostilePeerTests {
         #expect(report.panel?.destination == Rect(x: 0, y: 533, width: 1280, height: 267), "\(report)")
         #expect(report.output?.frame == Rect(x: 0, y: 0, width: 1280, height: 800))
         #expect(report.focus?.pid == 4242 && report.focus?.appIDs == ["org.example.Good"], "\(report)")
+        #expect(report.focus?.windowFrame == Rect(x: 0, y: -235, width: 1280, height: 768), "\(report)")
         #expect(peer.isRunning)
     }
 
@@ -85,7 +87,7 @@ struct GnomeHostilePeerTests {
         MONITOR = (0, 0, 0, 1280, 800, 1.0)
         node = Gio.DBusNodeInfo.new_for_xml(XML)
         bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        props = {"Revision": GLib.Variant("u", 3), "Release": GLib.Variant("s", "0.3.0"),
+        props = {"Revision": GLib.Variant("u", 4), "Release": GLib.Variant("s", "0.3.0"),
                  "ShellVersion": GLib.Variant("s", "43.9"), "Enabled": GLib.Variant("b", True)}
 
         def call(connection, sender, path, iface, method, params, invocation):
@@ -114,12 +116,17 @@ struct GnomeHostilePeerTests {
             emit(bus, "Moved", "(dd)", (1.0, 2.0))
             emit(bus, "Moved", "((dddd)t)", ((math.inf, 0.0, 1.0, 1.0), 1))
             emit(bus, "Focus", "(s)", ("focus",))
-            emit(bus, "Focus", "((uas))", ((4242, ["x" * 300] + ["id%d" % i for i in range(100000)]),))
+            emit(bus, "Focus", "((uas))", ((4242, ["org.example.Good"]),))
+            emit(bus, "Focus", "((uas)(dddd))", ((4242, ["org.example.Good"]), (math.nan, 0.0, 1280.0, 768.0)))
+            emit(bus, "Focus", "((uas)(dddd))",
+                ((4242, ["x" * 300] + ["id%d" % i for i in range(100000)]), (0.0, 1e12, 1280.0, 768.0)))
+            emit(bus, "Focus", "((uas)(dddd))",
+                ((4242, ["x" * 300] + ["id%d" % i for i in range(100000)]), (0.0, -235.0, 1280.0, 768.0)))
             many = (True, (0.0, 800.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1)
             emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", many)
             emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)",
                 (False, (0.0, 800.0, 1280.0, 267.0), (0.0, 800.0, 1280.0, 267.0), MONITOR, 2))
-            emit(bus, "Focus", "((uas))", ((4242, ["org.example.Good"]),))
+            emit(bus, "Focus", "((uas)(dddd))", ((4242, ["org.example.Good"]), (0.0, -235.0, 1280.0, 768.0)))
             good = (True, (0.0, 800.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 3)
             emit(bus, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", good)
             return True
@@ -131,7 +138,7 @@ struct GnomeHostilePeerTests {
                 None, None)
             fake = (True, (0.0, 533.0, 1280.0, 267.0), (0.0, 533.0, 1280.0, 267.0), MONITOR, 1)
             for _ in range(50):
-                emit(other, "Focus", "((uas))", ((1, ["evil"]),))
+                emit(other, "Focus", "((uas)(dddd))", ((1, ["evil"]), (0.0, 0.0, 1.0, 1.0)))
                 emit(other, "VisibilityChanged", "(b(dddd)(dddd)(uiiiid)t)", fake)
             other.flush_sync(None)
             print("stranger done", flush=True)

@@ -435,10 +435,16 @@ struct PackageInstallTests {
     }
 
     @Test(
-        "the libraries' packages pass lintian with no error or warning; apt installs every .deb here, and with nothing from the checkout C (pkg-config), Python, GJS, QML and CMake find the libraries, the GNOME Shell extension is system-wide and --doctor says so, a Python client hears xvkbd through the installed service; apt purge leaves no file of them"
+        "the libraries' packages pass lintian with no error or warning; apt installs every .deb here, and with nothing from the checkout C (pkg-config), Python, GJS, QML and CMake find the libraries, the GNOME Shell extension is system-wide and --doctor says so; on Xvfb with xvkbd and on sway with squeekboard a Python GTK 4 app, a GJS script and a C program hear will-show at the keyboard's frame, local true for their own focused window and false for another app's, and did-hide, and a QML file's keyboardRectangle is the keyboard's frame, then empty, through the installed service; apt purge leaves no file of them"
     )
     func libraryPackages() throws {
-        guard try Programs.ready(["lintian", "apt-get", "dpkg-query", "gcc", "python3", "gjs", "cmake"]) else { return }
+        guard
+            try Programs.ready([
+                "lintian", "apt-get", "dpkg-query", "gcc", "python3", "gjs", "cmake", "Xvfb", "openbox", "xvkbd",
+                "xdotool",
+                "xwininfo", "dbus-daemon", "sway", "swaymsg", "squeekboard",
+            ])
+        else { return }
         let debs = try Packaging.packages.get()
         let version = try Packaging.sourceVersion()
         let names = debs.map { String(($0 as NSString).lastPathComponent.prefix { $0 != "_" }) }
@@ -542,7 +548,17 @@ struct PackageInstallTests {
             #expect(output.contains(expected), "\(expected) in:\n\(output)")
         }
 
-        try Self.hearsKeyboard(directory)
+        // Issue 50's apps on this host's Xvfb with xvkbd and headless sway with squeekboard.
+        for (what, scenario) in [
+            ("Xvfb with xvkbd", InstalledScenarios.xvkbd), ("sway with squeekboard", InstalledScenarios.squeekboard),
+        ] {
+            // One failing says so and leaves the other to run.
+            do {
+                try scenario(.debian12)
+            } catch {
+                Issue.record("Debian 12, \(what): \(error)")
+            }
+        }
 
         try Shell.require("apt-get", ["purge", "-y"] + names, environment: apt, timeout: 300)
         purged = true
@@ -561,201 +577,5 @@ struct PackageInstallTests {
             let after = try Shell.run("dpkg-query", ["-W", "-f=${db:Status-Abbrev}", name])
             #expect(after.status != 0 || after.output.hasPrefix("un"), "dpkg still knows \(name): \(after.output)")
         }
-    }
-
-    /// End to end through the installed packages alone: a Python client of about ten lines on
-    /// Xvfb, whose session bus starts the installed kbwatch, hears xvkbd's will-show with its frame,
-    /// and did-hide when it closes.
-    static func hearsKeyboard(_ directory: String) throws {
-        guard try Programs.ready(["Xvfb", "xvkbd", "xdotool", "xwininfo", "dbus-daemon"]) else { return }
-        try #"""
-        import gi
-        gi.require_version("KeyboardAdapter", "1")
-        from gi.repository import GLib, KeyboardAdapter
-
-        def say(*words):
-            print(*words, flush=True)
-
-        watcher = KeyboardAdapter.Watcher()
-        for name in ["will-show", "did-hide"]:
-            watcher.connect(name, lambda _, update, name=name: say(
-                name, "%d,%d %dx%d" % (update.props.end_frame.x, update.props.end_frame.y,
-                                       update.props.end_frame.width, update.props.end_frame.height)))
-        watcher.connect("notify::service-available", lambda w, _: say("available", w.props.service_available))
-        GLib.MainLoop().run()
-        """#.write(toFile: directory + "/client.py", atomically: true, encoding: .utf8)
-        let session = try X11Session()
-        defer { session.stop() }
-        let bus = try SessionBus(
-            directory: session.directory, home: session.directory + "/home", serviceDirectory: session.directory)
-        defer { bus.stop() }
-        try bus.setActivationEnvironment(["DISPLAY": session.display])
-        let client = try ChildProcess(
-            "/usr/bin/python3", [directory + "/client.py"],
-            environment: session.environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 },
-            directory: directory)
-        defer { client.stop() }
-        try Wait.require("the client subscribed through the installed service (\(client.log))", timeout: 20) {
-            client.log.contains("available True\n")
-        }
-        let keyboard = try session.start("xvkbd", ["-geometry", "600x200+100+500"])
-        var window: UInt = 0
-        try Wait.require("xvkbd's window", timeout: 15) {
-            let found = (try? session.run("xdotool", ["search", "--onlyvisible", "--class", "XVkbd"])) ?? ""
-            window = found.split(separator: "\n").compactMap { UInt($0) }.first ?? 0
-            return window != 0
-        }
-        let info = try #require(try session.xwininfo(window))
-        try Wait.require("will-show (\(client.log))", timeout: 20) { client.log.contains("will-show ") }
-        keyboard.stop()
-        try Wait.require("did-hide (\(client.log))", timeout: 20) { client.log.contains("did-hide ") }
-        print("the installed library's Python client:\n\(client.log)")
-        #expect(
-            client.log.contains("will-show \(info.x),\(info.y) \(info.width)x\(info.height)\n"),
-            "xvkbd at \(info): \(client.log)")
-    }
-
-    @Test(
-        "kbwatch's .deb and the libraries' runtime packages install with apt in a copy-on-write overlay of a newer Debian's userland; kbwatch --version runs there, Python and GJS import the library, Python sees xvkbd through the service its bus starts, the extension is linked as ES modules, apt purge removes them all, and the userland is untouched",
-        arguments: [Stack.debian13, .forky])
-    func newerDebianPackage(stack: Stack) throws {
-        guard try Userland.ready(stack, ["apt-get", "dpkg", "dbus-daemon", "dbus-send"]) else { return }
-        guard Programs.isRoot else {
-            try Programs.skip("needs root: an overlay mount in a mount namespace of its own (unshare -m)")
-            return
-        }
-        guard try Programs.ready(["unshare", "chroot"]) else { return }
-        let deb = try Packaging.package.get()
-        let version = try Packaging.sourceVersion()
-        let lower = Userland.root(stack)
-        let database = FileManager.default.contents(atPath: lower + "/var/lib/dpkg/status")
-        #expect(database != nil)
-        #expect(!FileManager.default.fileExists(atPath: lower + "/usr/bin/kbwatch"))
-
-        let directory = try Packaging.temporaryDirectory(stack.suite ?? "host")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        for sub in ["upper", "work", "merged"] {
-            try FileManager.default.createDirectory(atPath: directory + "/" + sub, withIntermediateDirectories: false)
-        }
-        let name = (deb as NSString).lastPathComponent
-        try FileManager.default.copyItem(atPath: deb, toPath: directory + "/" + name)
-        // Beside it, the libraries' packages an app runs with (their -dev packages and the QML
-        // module's qml tool need what a bare userland lacks): through introspection from Python
-        // and GJS.
-        let runtime = try Packaging.packages.get().filter { path in
-            let file = (path as NSString).lastPathComponent
-            return [
-                "libkeyboard-adapter-1-0_", "gir1.2-keyboardadapter-1_", "libkeyboard-adapter-gtk4-1-0_",
-                "gir1.2-keyboardadaptergtk4-1_", "libkeyboard-adapter-qt6-1_", "qml6-module-keyboardadapter_",
-            ].contains { file.hasPrefix($0) }
-        }
-        #expect(runtime.count == 6, "\(runtime)")
-        try FileManager.default.createDirectory(atPath: directory + "/libraries", withIntermediateDirectories: false)
-        for path in runtime {
-            try FileManager.default.copyItem(
-                atPath: path, toPath: directory + "/libraries/" + (path as NSString).lastPathComponent)
-        }
-        // xvkbd on an Xvfb of the host, whose socket the userland gets: the newer Debian's libraries
-        // under the installed kbwatch watch it, directly and through the service the bus starts.
-        let session = try X11Session()
-        defer { session.stop() }
-        try session.start("xvkbd")
-        try Wait.require("xvkbd's window", timeout: 15) {
-            !((try? session.run("xdotool", ["search", "--onlyvisible", "--class", "XVkbd"])) ?? "").isEmpty
-        }
-        // In a mount namespace of its own, which takes the mounts with it when it ends: the
-        // userland as the overlay's read-only lower layer, every change in upper/.
-        let script = #"""
-            lower=$1; dir=$2; deb=$3; display=$4
-            mount -t overlay overlay -o "lowerdir=$lower,upperdir=$dir/upper,workdir=$dir/work" "$dir/merged"
-            mount --rbind /dev "$dir/merged/dev"
-            mount -t proc proc "$dir/merged/proc"
-            cp "$dir/$deb" "$dir/merged/tmp/$deb"
-            run() { chroot "$dir/merged" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
-                DEBIAN_FRONTEND=noninteractive "$@"; }
-            grep '^VERSION_CODENAME=' "$dir/merged/etc/os-release"
-            run apt-get install -y --no-install-recommends "/tmp/$deb"
-            echo "version: $(run /usr/bin/kbwatch --version)"
-            mkdir -p "$dir/merged/tmp/.X11-unix"
-            mount --bind /tmp/.X11-unix "$dir/merged/tmp/.X11-unix"
-            echo "state: $(run env DISPLAY="$display" /usr/bin/kbwatch --state --backend x11)"
-            bus="unix:path=/tmp/kbwatch-test-bus"
-            busPid=$(run dbus-daemon --session --address="$bus" --fork --print-pid)
-            run dbus-send --bus="$bus" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-                org.freedesktop.DBus.UpdateActivationEnvironment "dict:string:string:DISPLAY,$display" >/dev/null
-            echo "activated: $(run env DISPLAY="$display" DBUS_SESSION_BUS_ADDRESS="$bus" \
-                /usr/bin/kbwatch --from-service --state)"
-            # The service it started ends with its bus (its command line starts with its path).
-            kill "$busPid"
-            for _ in $(seq 50); do pgrep -f '^/usr/bin/kbwatch --serve' >/dev/null || break; sleep 0.1; done
-            mkdir "$dir/merged/tmp/libraries"
-            cp "$dir"/libraries/*.deb "$dir/merged/tmp/libraries/"
-            run sh -c 'apt-get install -y --no-install-recommends /tmp/libraries/*.deb'
-            echo "python: $(run python3 -c 'import gi; gi.require_version("KeyboardAdapter", "1"); from gi.repository import KeyboardAdapter; print(KeyboardAdapter.Watcher.__gtype__.name)')"
-            echo "gjs: $(run gjs -c 'imports.gi.versions.KeyboardAdapter = "1"; print(imports.gi.KeyboardAdapter.Watcher.$gtype.name);')"
-            # The library on a bus of its own, which starts the installed kbwatch: xvkbd, up already.
-            cat >"$dir/merged/tmp/visible.py" <<'EOF'
-            import gi
-            gi.require_version("KeyboardAdapter", "1")
-            from gi.repository import GLib, KeyboardAdapter
-            watcher, loop = KeyboardAdapter.Watcher(), GLib.MainLoop()
-            def check(*_):
-                if watcher.props.visible:
-                    r = watcher.props.keyboard_rectangle
-                    print("visible %d,%d %dx%d" % (r.x, r.y, r.width, r.height))
-                    loop.quit()
-            watcher.connect("notify::visible", check)
-            GLib.idle_add(check)
-            loop.run()
-            EOF
-            bus="unix:path=/tmp/kbwatch-test-bus-library"
-            busPid=$(run dbus-daemon --session --address="$bus" --fork --print-pid)
-            run dbus-send --bus="$bus" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-                org.freedesktop.DBus.UpdateActivationEnvironment "dict:string:string:DISPLAY,$display" >/dev/null
-            echo "library: $(run env DISPLAY="$display" DBUS_SESSION_BUS_ADDRESS="$bus" timeout 20 python3 /tmp/visible.py)"
-            kill "$busPid"
-            for _ in $(seq 50); do pgrep -f '^/usr/bin/kbwatch --serve' >/dev/null || break; sleep 0.1; done
-            extension=/usr/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org
-            echo "extension: $(readlink "$dir/merged$extension") $(ls "$dir/merged$extension/" | tr '\n' ' ')"
-            libraries="libkeyboard-adapter-1-0 gir1.2-keyboardadapter-1 libkeyboard-adapter-gtk4-1-0 gir1.2-keyboardadaptergtk4-1 libkeyboard-adapter-qt6-1 qml6-module-keyboardadapter"
-            for package in kbwatch $libraries; do run dpkg -L "$package"; done >"$dir/files"
-            run apt-get purge -y kbwatch $libraries
-            if [ -e "$dir/merged$extension" ] || [ -L "$dir/merged$extension" ]; then echo "left: $extension"; fi
-            while read -r path; do
-                if [ -e "$dir/merged$path" ] && [ ! -d "$dir/merged$path" ]; then echo "left: $path"; fi
-            done <"$dir/files"
-            for package in kbwatch $libraries; do
-                if run dpkg-query -W "$package"; then echo "dpkg still knows $package"; fi
-            done
-            """#
-        let (status, output) = try Shell.run(
-            "unshare",
-            [
-                "--mount", "--propagation", "private", "--", "sh", "-eu", "-c", script, "sh", lower, directory, name,
-                session.display,
-            ],
-            timeout: 600)
-        #expect(status == 0, "\(output)")
-        #expect(output.contains("VERSION_CODENAME=\(stack.suite ?? "")\n"), "\(output)")
-        #expect(output.contains("version: kbwatch \(version)\n"), "\(output)")
-        #expect(output.contains("state: xvkbd "), "\(output)")
-        #expect(output.contains("activated: xvkbd "), "the bus starts the installed service: \(output)")
-        #expect(output.contains("python: KaWatcher\n") && output.contains("gjs: KaWatcher\n"), "\(output)")
-        // The library through the service its bus started sees xvkbd where kbwatch --state does.
-        let frame = output.firstMatch(of: /library: visible (\d+,\d+ \d+x\d+)\n/).map { String($0.1) }
-        let stateLine = output.split(separator: "\n").first { $0.hasPrefix("state: xvkbd ") }
-        #expect(frame.map { stateLine?.contains(" \($0)") == true } == true, "\(output)")
-        // GNOME Shell 48 and later load the extension as ES modules.
-        #expect(
-            output.contains(
-                "extension: ../../keyboard-adapter/gnome-shell/modules extension.js metadata.json org.keyboardadapter.GnomeShell1.xml \n"
-            ), "\(output)")
-        let files = (try? String(contentsOfFile: directory + "/files", encoding: .utf8)) ?? ""
-        #expect(files.contains("/usr/bin/kbwatch\n") && files.contains("/usr/share/man/man1/kbwatch.1.gz\n"))
-        #expect(!output.contains("left: ") && !output.contains("dpkg still knows"), "\(output)")
-        // The userland itself: the same dpkg database, no kbwatch.
-        #expect(FileManager.default.contents(atPath: lower + "/var/lib/dpkg/status") == database)
-        #expect(!FileManager.default.fileExists(atPath: lower + "/usr/bin/kbwatch"))
-        #expect(!FileManager.default.fileExists(atPath: lower + "/tmp/" + name))
     }
 }

@@ -1,4 +1,5 @@
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 
 /// Runs a backend on a run loop of its own, as a manager does, for tests that watch a backend
 /// through a ``TrackingSink`` without a manager.

@@ -3,6 +3,7 @@ import CX11
 import Foundation
 import Glibc
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 
 /// The floor that benchmarks compare the X11 backend and kbwatch with: a plain Xlib client on a

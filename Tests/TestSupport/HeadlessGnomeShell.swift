@@ -233,10 +233,17 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
     /// ended with the session, and waits for its window to be mapped.
     public func launchGTK(_ script: String, name: String, arguments: [String] = []) throws -> ChildProcess {
         let path = try runtime.write(name, script)
+        return try launch(["/usr/bin/python3", path] + arguments, name: name)
+    }
+
+    /// Starts `command` in the session (inside the stack's userland) as the session's user, a
+    /// Wayland client with `extra` variables, ended with the session, and waits for its window
+    /// (one of its process or of a descendant's).
+    public func launch(_ command: [String], extra: [String] = [], name: String) throws -> ChildProcess {
         let (program, arguments) = try Userland.command(
             ["/usr/bin/env", "-i"] + environment + [
-                "WAYLAND_DISPLAY=\(socket)", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1", "/usr/bin/python3", path,
-            ] + arguments, on: stack, as: user, accounts: runtime.path)
+                "WAYLAND_DISPLAY=\(socket)", "GDK_BACKEND=wayland", "NO_AT_BRIDGE=1",
+            ] + extra + command, on: stack, as: user, accounts: runtime.path)
         let app = try ChildProcess(program, arguments, directory: runtime.path)
         apps.append(app)
         let pid = app.pid
@@ -249,7 +256,7 @@ public final class HeadlessGnomeShell: @unchecked Sendable {
 
     /// JavaScript naming the window whose client is `pid` or a descendant of it (bubblewrap runs
     /// the app as its child on Debian 13).
-    static func windowOf(_ pid: Int32) -> String {
+    public static func windowOf(_ pid: Int32) -> String {
         "global.get_window_actors().map(a => a.meta_window).find(w => { let p = w.get_pid(); "
             + "for (let i = 0; i < 4 && p > 1; i++) { if (p === \(pid)) return true; "
             + "try { p = parseInt(new TextDecoder().decode(imports.gi.GLib.file_get_contents(`/proc/${p}/stat`)[1])"

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import KeyboardAdapterCore
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 /// A real backend with its starts and stops counted, for the lifecycle races: it forwards every

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 
 /// The lines a child process writes to a pipe, each stamped with `MonotonicClock.now()` as soon

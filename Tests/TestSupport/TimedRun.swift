@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 
 /// Wall time of a short-lived program, from `posix_spawn` to `waitpid`, its output discarded:
 /// the benchmarks' `kbwatch --state` runs and their floors.

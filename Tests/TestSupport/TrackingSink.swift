@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import Synchronization
 
 /// A sink that runs a backend's observations through a real `KeyboardTracker`, as the manager

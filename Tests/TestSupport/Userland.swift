@@ -76,9 +76,35 @@ public enum Userland {
             ?? "/var/cache/keyboard-adapter"
     }
 
-    /// The root of `stack`'s userland (`BASE/SUITE/root`); `/` for Debian 12, the host's own.
+    /// Another root that stands for one stack's userland: a copy of it with more installed (a
+    /// test's overlay, where apt installed the project's packages), prepared to be chrooted into
+    /// (`/dev`, `/proc`, `/sys` and the host's `/tmp` mounted in it, the test user in its passwd).
+    /// Its programs run with chroot(8) rather than bubblewrap, so that they share the host's mount
+    /// namespace and one root: the installed service then takes its clients for unsandboxed
+    /// apps (a bubblewrap sandbox is a mount namespace of its own, which it judges a sandbox).
+    public struct Replacement: Sendable {
+        /// The stack whose userland it replaces (one other than Debian 12).
+        public let stack: Stack
+        /// The directory used as `/` instead.
+        public let root: String
+
+        /// `root` instead of `stack`'s userland.
+        public init(stack: Stack, root: String) {
+            self.stack = stack
+            self.root = root
+        }
+    }
+
+    /// The root that replaces a stack's userland for the task that sets it (`withValue`): every
+    /// helper that runs a program of that stack (`command`, `startClient`, `HeadlessSway`,
+    /// `SessionBus`, `HeadlessGnomeShell`) runs it from there; nil: the userland itself.
+    @TaskLocal public static var replacement: Replacement?
+
+    /// The root of `stack`'s userland (`BASE/SUITE/root`), or the `replacement` for it; `/` for
+    /// Debian 12, the host's own.
     public static func root(_ stack: Stack) -> String {
-        stack.suite.map { base + "/" + $0 + "/root" } ?? "/"
+        if let replacement, replacement.stack == stack, stack.suite != nil { return replacement.root }
+        return stack.suite.map { base + "/" + $0 + "/root" } ?? "/"
     }
 
     /// True when `stack`'s userland is there and is that suite, and bubblewrap can run it: the
@@ -126,12 +152,17 @@ public enum Userland {
     }
 
     /// The program and arguments that run `command` on `stack` as `user`: as they are on Debian 12
-    /// (through `TestUser`), inside the stack's userland otherwise. `passwd` names the directory where
-    /// the user's passwd and group lines are written (dbus-daemon refuses an unknown uid).
+    /// (through `TestUser`), inside the stack's userland otherwise (with chroot in its `replacement`).
+    /// `passwd` names the directory where the user's passwd and group lines are written (dbus-daemon
+    /// refuses an unknown uid).
     public static func command(
         _ command: [String], on stack: Stack, as user: (uid: uid_t, gid: gid_t), accounts directory: String
     ) throws -> (String, [String]) {
         guard stack.suite != nil else { return TestUser.command(command, as: user) }
+        if let replacement, replacement.stack == stack {
+            let (program, arguments) = TestUser.command(command, as: user)
+            return ("chroot", [replacement.root, program] + arguments)
+        }
         let userlandRoot = root(stack)
         let (passwd, group) = try writeAccounts(for: user, in: directory, root: userlandRoot)
         let wrapped =

@@ -1,6 +1,7 @@
 import CX11
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import TestSupport
 import Testing
 import X11Adapter

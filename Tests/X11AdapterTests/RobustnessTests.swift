@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterCore
+import KeyboardBackendInterface
 import TestSupport
 import Testing
 import X11Adapter

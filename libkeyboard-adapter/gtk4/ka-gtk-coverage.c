@@ -1,5 +1,6 @@
 /* ka-gtk-coverage.c: the part of a GTK 4 window the keyboard covers, where the display server
- * tells the window's place (X11), and an honest unknown where it does not (Wayland). */
+ * tells the window's place (X11; GNOME, whose shell moves the window itself), and an honest
+ * unknown where it does not (other Wayland compositors). */
 #include "keyboard-adapter-gtk4.h"
 
 #ifdef GDK_WINDOWING_X11
@@ -17,8 +18,14 @@
  * A client learns where its window is on screen only where the display server says: on X11
  * the coverage asks the X server, and follows the window's moves as the window manager reports
  * them (the `ConfigureNotify` it sends), without polling. On Wayland no client knows its
- * window's place: #KaGtkCoverage:known stays %FALSE and #KaGtkCoverage:covered empty, and the
- * app decides (a window that fills its monitor from the top, as a chat screen does there, may
+ * window's place, but GNOME Shell, which moves the focused window up out of its keyboard's
+ * way when the keyboard would cover the window's text cursor, tells the session service where
+ * it shows the window (#KaWatcher:focus-window, through the package's extension): while a
+ * keyboard that came up for the app is visible, the coverage measures the window there, so
+ * a window the shell slid up is covered by nothing and its bar needs no room (and a window
+ * left in place, #KaWatcher:leave-in-place, is covered where the keyboard is). Elsewhere on
+ * Wayland #KaGtkCoverage:known stays %FALSE and #KaGtkCoverage:covered empty, and the app
+ * decides (a window that fills its monitor from the top, as a chat screen does there, may
  * take the keyboard's rectangle as it is).
  */
 struct _KaGtkCoverage {
@@ -79,8 +86,15 @@ window_on_screen (KaGtkCoverage *self, int *scale, KaRect *content)
       return TRUE;
     }
 #endif
-  (void) scale;
-  (void) content;
+  /* Where GNOME Shell shows the window while a keyboard that came up for it is visible (its
+   * frame, which is where the window's widgets are laid out from). */
+  const KaRect *shown = self->watcher != NULL ? ka_watcher_get_focus_window (self->watcher) : NULL;
+  if (shown != NULL && !ka_rect_is_empty (shown))
+    {
+      *scale = 1;
+      *content = *shown;
+      return TRUE;
+    }
   return FALSE;
 }
 
@@ -213,6 +227,8 @@ ka_gtk_coverage_constructed (GObject *object)
   g_return_if_fail (self->watcher != NULL && self->window != NULL);
   g_signal_connect_object (self->watcher, "notify::keyboard-rectangle", G_CALLBACK (on_changed), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->watcher, "notify::focus-window", G_CALLBACK (on_changed), self,
+                           G_CONNECT_SWAPPED);
   g_signal_connect_object (self->window, "realize", G_CALLBACK (on_realize), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->window, "unrealize", G_CALLBACK (on_unrealize), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->window, "map", G_CALLBACK (on_changed), self, G_CONNECT_SWAPPED);
@@ -285,7 +301,8 @@ ka_gtk_coverage_class_init (KaGtkCoverageClass *klass)
    * KaGtkCoverage:known:
    *
    * Whether the window's place on screen is known: %TRUE on X11 once the window is realized,
-   * %FALSE on Wayland, where no client knows it.
+   * and on GNOME while a keyboard that came up for the app is visible
+   * (#KaWatcher:focus-window); %FALSE elsewhere on Wayland, where no client knows it.
    */
   properties[PROP_KNOWN] = g_param_spec_boolean ("known", NULL, NULL, FALSE, readable);
   /**

@@ -20,7 +20,9 @@ KaLocal ka_local_from_variant (GVariant *dictionary);
 /* The code of a service's D-Bus error name (org.keyboardadapter.Watcher2.Error.*). */
 gboolean ka_error_code_for_name (const char *name, KaError *code);
 
-/* The Verdict bookkeeping of one subscription: (show, local) pairs, shows increasing. */
+/* The Verdict bookkeeping of one subscription: (show, local, window) triples, shows
+ * increasing; window is where the display server shows the app's window (empty when the
+ * verdict holds none). */
 typedef struct {
   GArray *verdicts;
 } KaVerdicts;
@@ -28,9 +30,9 @@ typedef struct {
 void ka_verdicts_init (KaVerdicts *verdicts);
 void ka_verdicts_clear (KaVerdicts *verdicts);
 /* A Verdict for `show`: it replaces those for `show` and later ones. */
-void ka_verdicts_add (KaVerdicts *verdicts, guint show, KaLocal local);
-/* The local of an Event of `show`: the last Verdict for a show up to it. FALSE when there is
- * none (the event was sent before the subscription). */
-gboolean ka_verdicts_lookup (const KaVerdicts *verdicts, guint show, KaLocal *local);
+void ka_verdicts_add (KaVerdicts *verdicts, guint show, KaLocal local, const KaRect *window);
+/* The local of an Event of `show`: the last Verdict for a show up to it, and its window when
+ * `window` is not NULL. FALSE when there is none (the event was sent before the subscription). */
+gboolean ka_verdicts_lookup (const KaVerdicts *verdicts, guint show, KaLocal *local, KaRect *window);
 
 G_END_DECLS

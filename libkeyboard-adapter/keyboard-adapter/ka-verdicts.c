@@ -4,6 +4,7 @@
 typedef struct {
   guint show;
   KaLocal local;
+  KaRect window;
 } Verdict;
 
 void
@@ -19,7 +20,7 @@ ka_verdicts_clear (KaVerdicts *verdicts)
 }
 
 void
-ka_verdicts_add (KaVerdicts *verdicts, guint show, KaLocal local)
+ka_verdicts_add (KaVerdicts *verdicts, guint show, KaLocal local, const KaRect *window)
 {
   guint kept = verdicts->verdicts->len;
   while (kept > 0 && g_array_index (verdicts->verdicts, Verdict, kept - 1).show >= show)
@@ -28,12 +29,14 @@ ka_verdicts_add (KaVerdicts *verdicts, guint show, KaLocal local)
   /* Those before the oldest show an Event can still be of are never asked for again. */
   if (kept > 64)
     g_array_remove_range (verdicts->verdicts, 0, kept - 64);
-  Verdict verdict = { show, local };
+  Verdict verdict = { show, local, { 0, 0, 0, 0 } };
+  if (window != NULL)
+    verdict.window = *window;
   g_array_append_val (verdicts->verdicts, verdict);
 }
 
 gboolean
-ka_verdicts_lookup (const KaVerdicts *verdicts, guint show, KaLocal *local)
+ka_verdicts_lookup (const KaVerdicts *verdicts, guint show, KaLocal *local, KaRect *window)
 {
   for (guint i = verdicts->verdicts->len; i > 0; i--)
     {
@@ -41,6 +44,8 @@ ka_verdicts_lookup (const KaVerdicts *verdicts, guint show, KaLocal *local)
       if (verdict->show <= show)
         {
           *local = verdict->local;
+          if (window != NULL)
+            *window = verdict->window;
           return TRUE;
         }
     }

@@ -56,11 +56,15 @@ struct _KaWatcher {
   gboolean progress;
   GArray *window_ids;
   GStrv app_ids;
+  gboolean leave_in_place;
+  /* Whether the service was told leave_in_place since it last answered a Subscribe. */
+  gboolean told_in_place;
 
   /* The keyboards on screen or on their way (Keyboard), the last one updated last. */
   GPtrArray *keyboards;
   gboolean visible;
   KaRect keyboard_rectangle;
+  KaRect focus_window;
   gboolean animating;
   double animation_duration;
 };
@@ -68,6 +72,9 @@ struct _KaWatcher {
 typedef struct {
   char *id;
   KaRect frame;
+  /* Where the display server shows the app's window for this keyboard's show (its verdict's
+   * window); empty when not told. */
+  KaRect window;
   gboolean visible;
   gboolean animating;
 } Keyboard;
@@ -84,6 +91,8 @@ enum {
   PROP_ANIMATION_DURATION,
   PROP_PROGRESS_FRAMES,
   PROP_APP_IDS,
+  PROP_FOCUS_WINDOW,
+  PROP_LEAVE_IN_PLACE,
   N_PROPS
 };
 
@@ -180,7 +189,7 @@ static void
 recompute (KaWatcher *self)
 {
   gboolean visible = FALSE, animating = FALSE;
-  KaRect rectangle = { 0, 0, 0, 0 };
+  KaRect rectangle = { 0, 0, 0, 0 }, window = { 0, 0, 0, 0 };
   for (guint i = 0; i < self->keyboards->len; i++)
     {
       Keyboard *keyboard = g_ptr_array_index (self->keyboards, i);
@@ -189,6 +198,7 @@ recompute (KaWatcher *self)
         {
           visible = TRUE;
           rectangle = keyboard->frame;
+          window = keyboard->window;
         }
     }
   GObject *object = G_OBJECT (self);
@@ -201,6 +211,11 @@ recompute (KaWatcher *self)
     {
       self->keyboard_rectangle = rectangle;
       g_object_notify_by_pspec (object, properties[PROP_KEYBOARD_RECTANGLE]);
+    }
+  if (!ka_rect_equal (&window, &self->focus_window))
+    {
+      self->focus_window = window;
+      g_object_notify_by_pspec (object, properties[PROP_FOCUS_WINDOW]);
     }
   if (animating != self->animating)
     {
@@ -241,7 +256,7 @@ forget_keyboards (KaWatcher *self)
 }
 
 static void
-deliver (KaWatcher *self, KaUpdate *update)
+deliver (KaWatcher *self, KaUpdate *update, const KaRect *window)
 {
   KaEventKind event = ka_update_get_event (update);
   const char *id = ka_update_get_keyboard_id (update);
@@ -253,6 +268,7 @@ deliver (KaWatcher *self, KaUpdate *update)
   const KaRect *end = ka_update_get_end_frame (update);
   if (end != NULL)
     keyboard->frame = *end;
+  keyboard->window = window != NULL && ka_update_get_local (update) == KA_LOCAL_TRUE ? *window : (KaRect) { 0 };
   if (!keyboard->visible && !keyboard->animating)
     g_ptr_array_remove (self->keyboards, keyboard);
 
@@ -286,24 +302,30 @@ on_service_signal (GDBusConnection *bus, const char *sender, const char *path, c
       guint show;
       g_autoptr (GVariant) verdict = NULL;
       g_variant_get (parameters, "(u@a{sv})", &show, &verdict);
-      ka_verdicts_add (&self->verdicts, show, ka_local_from_variant (verdict));
+      KaRect window = { 0, 0, 0, 0 };
+      gint32 x, y, width, height;
+      if (g_variant_lookup (verdict, "window", "(iiii)", &x, &y, &width, &height) && width > 0 && height > 0)
+        window = (KaRect) { x, y, width, height };
+      ka_verdicts_add (&self->verdicts, show, ka_local_from_variant (verdict), &window);
     }
   else if ((g_strcmp0 (member, "Event") == 0 || g_strcmp0 (member, "SubscriberEvent") == 0)
            && g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(a{sv})")))
     {
       g_autoptr (GVariant) values = g_variant_get_child_value (parameters, 0);
       KaLocal local;
+      KaRect window = { 0, 0, 0, 0 };
       if (g_strcmp0 (member, "SubscriberEvent") == 0)
         local = ka_local_from_variant (values);
       else
         {
           guint show = 0;
-          if (!g_variant_lookup (values, "show", "u", &show) || !ka_verdicts_lookup (&self->verdicts, show, &local))
+          if (!g_variant_lookup (values, "show", "u", &show)
+              || !ka_verdicts_lookup (&self->verdicts, show, &local, &window))
             return; /* sent before the subscription */
         }
       g_autoptr (KaUpdate) update = ka_update_new_from_variant (values, local);
       if (update != NULL)
-        deliver (self, update);
+        deliver (self, update, &window);
     }
   else if (g_strcmp0 (member, "Progress") == 0 && self->progress
            && g_variant_is_of_type (parameters, G_VARIANT_TYPE ("(a{sv})")))
@@ -311,7 +333,7 @@ on_service_signal (GDBusConnection *bus, const char *sender, const char *path, c
       g_autoptr (GVariant) values = g_variant_get_child_value (parameters, 0);
       guint show = 0;
       KaLocal local;
-      if (!g_variant_lookup (values, "show", "u", &show) || !ka_verdicts_lookup (&self->verdicts, show, &local))
+      if (!g_variant_lookup (values, "show", "u", &show) || !ka_verdicts_lookup (&self->verdicts, show, &local, NULL))
         return;
       g_autoptr (KaProgress) progress = ka_progress_new_from_variant (values, local);
       if (progress != NULL)
@@ -417,6 +439,30 @@ typedef struct {
 } SubscribeCall;
 
 static void
+on_told_in_place (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GVariant) reply = g_dbus_connection_call_finish (G_DBUS_CONNECTION (source), result, &error);
+  (void) user_data;
+  /* The display server then moves the app's windows as it does: nothing else changes. */
+  if (reply == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_debug ("LeaveWindowsInPlace: %s", error->message);
+}
+
+/* Tells the service the app's wish (#KaWatcher:leave-in-place) when it differs from what the
+ * service knows: FALSE is what a service that never heard of the app does. */
+static void
+tell_in_place (KaWatcher *self)
+{
+  if (self->bus == NULL || !self->service_available || self->told_in_place == self->leave_in_place)
+    return;
+  self->told_in_place = self->leave_in_place;
+  g_dbus_connection_call (self->bus, KA_SERVICE_NAME, KA_SERVICE_PATH, KA_SERVICE_INTERFACE, "LeaveWindowsInPlace",
+                          g_variant_new ("(b)", self->leave_in_place), G_VARIANT_TYPE_UNIT,
+                          G_DBUS_CALL_FLAGS_NO_AUTO_START, -1, self->cancellable, on_told_in_place, NULL);
+}
+
+static void
 on_subscribed (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   SubscribeCall *call = user_data;
@@ -447,6 +493,9 @@ on_subscribed (GObject *source, GAsyncResult *result, gpointer user_data)
   self->retry_delay = 1;
   set_error (self, NULL);
   set_service_available (self, TRUE);
+  /* A service that started again knows nothing of the app's wish. */
+  self->told_in_place = FALSE;
+  tell_in_place (self);
 }
 
 static void
@@ -571,6 +620,8 @@ ka_watcher_get_property (GObject *object, guint id, GValue *value, GParamSpec *p
     case PROP_ANIMATION_DURATION: g_value_set_double (value, self->animation_duration); break;
     case PROP_PROGRESS_FRAMES: g_value_set_boolean (value, self->progress); break;
     case PROP_APP_IDS: g_value_set_boxed (value, self->app_ids); break;
+    case PROP_FOCUS_WINDOW: g_value_set_boxed (value, &self->focus_window); break;
+    case PROP_LEAVE_IN_PLACE: g_value_set_boolean (value, self->leave_in_place); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
     }
 }
@@ -583,6 +634,7 @@ ka_watcher_set_property (GObject *object, guint id, const GValue *value, GParamS
     {
     case PROP_PROGRESS_FRAMES: ka_watcher_set_progress_frames (self, g_value_get_boolean (value)); break;
     case PROP_APP_IDS: ka_watcher_set_app_ids (self, g_value_get_boxed (value)); break;
+    case PROP_LEAVE_IN_PLACE: ka_watcher_set_leave_in_place (self, g_value_get_boolean (value)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
     }
 }
@@ -662,6 +714,33 @@ ka_watcher_class_init (KaWatcherClass *klass)
    * the service judges #KaUpdate:local; %NULL for none. Changing it subscribes again.
    */
   properties[PROP_APP_IDS] = g_param_spec_boxed ("app-ids", NULL, NULL, G_TYPE_STRV, writable);
+  /**
+   * KaWatcher:focus-window: (type KaRect)
+   *
+   * Where the display server shows the app's window that had the focus when the visible
+   * keyboard came up (the keyboard of #KaWatcher:keyboard-rectangle), once the keyboard's
+   * slide ends: the window's own frame, without the shadow a client draws around it, in the
+   * keyboard's coordinates. GNOME Shell moves that window itself, up by its keyboard's height
+   * when the keyboard would cover the window's text cursor, and tells the app nothing; the
+   * session service passes on where (through the package's GNOME Shell extension) to the app
+   * whose window it is alone. Empty when no visible keyboard came up for this app, or nothing
+   * tells (every display server but GNOME's). #KaGtkCoverage measures the window there.
+   */
+  properties[PROP_FOCUS_WINDOW] = g_param_spec_boxed ("focus-window", NULL, NULL, KA_TYPE_RECT, readable);
+  /**
+   * KaWatcher:leave-in-place:
+   *
+   * Whether the app asks the display server to leave its windows where they are when a
+   * keyboard opens, because it makes room for the keyboard itself (Android's `adjustResize`
+   * rather than `adjustPan`): a chat screen that lifts its entry bar onto the keyboard keeps
+   * its header on screen. Only GNOME Shell moves windows (the focused one, up by its
+   * keyboard's height, when the keyboard would cover the window's text cursor); the session
+   * service asks it, through the package's extension, for the windows of this app's process
+   * alone, as the bus names that process (a sandboxed app is refused), until the app leaves
+   * the bus. Takes effect the next time the shell would move a window. The service is told
+   * again when it starts again.
+   */
+  properties[PROP_LEAVE_IN_PLACE] = g_param_spec_boolean ("leave-in-place", NULL, NULL, FALSE, writable);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
@@ -956,6 +1035,56 @@ ka_watcher_set_app_ids (KaWatcher *self, const char *const *app_ids)
   self->app_ids = copy;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_APP_IDS]);
   options_changed (self);
+}
+
+/**
+ * ka_watcher_get_focus_window:
+ * @self: a #KaWatcher
+ *
+ * Gets #KaWatcher:focus-window.
+ *
+ * Returns: (transfer none): where the display server shows the app's focused window, or an
+ *   empty rectangle
+ */
+const KaRect *
+ka_watcher_get_focus_window (KaWatcher *self)
+{
+  g_return_val_if_fail (KA_IS_WATCHER (self), NULL);
+  return &self->focus_window;
+}
+
+/**
+ * ka_watcher_get_leave_in_place:
+ * @self: a #KaWatcher
+ *
+ * Gets #KaWatcher:leave-in-place.
+ *
+ * Returns: whether the app asks to have its windows left in place
+ */
+gboolean
+ka_watcher_get_leave_in_place (KaWatcher *self)
+{
+  g_return_val_if_fail (KA_IS_WATCHER (self), FALSE);
+  return self->leave_in_place;
+}
+
+/**
+ * ka_watcher_set_leave_in_place:
+ * @self: a #KaWatcher
+ * @leave_in_place: whether the display server should leave the app's windows in place
+ *
+ * Sets #KaWatcher:leave-in-place, and tells the service once the watcher has subscribed.
+ */
+void
+ka_watcher_set_leave_in_place (KaWatcher *self, gboolean leave_in_place)
+{
+  g_return_if_fail (KA_IS_WATCHER (self));
+  leave_in_place = !!leave_in_place;
+  if (self->leave_in_place == leave_in_place)
+    return;
+  self->leave_in_place = leave_in_place;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LEAVE_IN_PLACE]);
+  tell_in_place (self);
 }
 
 /* ---- Show and Hide ---- */

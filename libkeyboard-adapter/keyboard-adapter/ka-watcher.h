@@ -29,6 +29,9 @@ void ka_watcher_set_progress_frames (KaWatcher *self, gboolean progress_frames);
 void ka_watcher_set_window_ids (KaWatcher *self, const guint64 *window_ids, gsize n_window_ids);
 const char *const *ka_watcher_get_app_ids (KaWatcher *self);
 void ka_watcher_set_app_ids (KaWatcher *self, const char *const *app_ids);
+const KaRect *ka_watcher_get_focus_window (KaWatcher *self);
+gboolean ka_watcher_get_leave_in_place (KaWatcher *self);
+void ka_watcher_set_leave_in_place (KaWatcher *self, gboolean leave_in_place);
 
 void ka_watcher_show_async (KaWatcher *self, GCancellable *cancellable, GAsyncReadyCallback callback,
                             gpointer user_data);

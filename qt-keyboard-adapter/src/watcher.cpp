@@ -86,6 +86,33 @@ void Watcher::subscribe() {
     }
     m_subscribing = true;
     m_resubscribe = false;
+    if (!m_owner.isEmpty()) {
+        sendSubscribe();
+        return;
+    }
+    // Whose signals to believe: the bus says who owns the name now (a reply's sender cannot tell,
+    // as Qt 6.8 and later leave it out of QDBusMessage::service()). Asked before Subscribe, so that
+    // a Verdict sent right after its answer is believed; a service this call starts is named by
+    // the bus's NameOwnerChanged before it can answer.
+    QDBusMessage ask = QDBusMessage::createMethodCall(busName, QStringLiteral("/org/freedesktop/DBus"), busName,
+                                                      QStringLiteral("GetNameOwner"));
+    ask.setArguments({service});
+    auto *call = new QDBusPendingCallWatcher(m_bus.asyncCall(ask, callTimeout), this);
+    connect(call, &QDBusPendingCallWatcher::finished, this, [this](QDBusPendingCallWatcher *finished) {
+        finished->deleteLater();
+        if (m_left) {
+            m_subscribing = false;
+            return;
+        }
+        const QDBusMessage reply = finished->reply();
+        // An error (no owner yet): Subscribe starts the service.
+        if (reply.type() == QDBusMessage::ReplyMessage && m_owner.isEmpty())
+            m_owner = reply.arguments().value(0).toString();
+        sendSubscribe();
+    });
+}
+
+void Watcher::sendSubscribe() {
     QVariantMap options{{QStringLiteral("progress"), true}};
     if (!m_windowIds.isEmpty())
         options.insert(QStringLiteral("window_ids"), QVariant::fromValue(m_windowIds));
@@ -102,14 +129,42 @@ void Watcher::subscribe() {
             emit failed(QStringLiteral("%1: %2").arg(reply.errorName(), reply.errorMessage()));
             return;
         }
-        // The connection that answered is the service's: its signals alone are believed.
-        m_owner = reply.service();
+        // The connection that answered is the service's: its signals alone are believed (where Qt
+        // names it; the bus named it before otherwise).
+        if (!reply.service().isEmpty()) m_owner = reply.service();
         if (!m_subscribed) {
             m_subscribed = true;
+            // A service that started again knows nothing of the app's wish.
+            m_toldInPlace = false;
             emit serviceAvailableChanged();
         }
+        tellInPlace();
         emit subscribed();
         if (m_resubscribe) subscribe(); // another window since: its id replaces the options
+    });
+}
+
+void Watcher::setLeaveInPlace(bool leave) {
+    if (leave == m_leaveInPlace) return;
+    m_leaveInPlace = leave;
+    emit leaveInPlaceChanged();
+    tellInPlace();
+}
+
+// Tells the service the app's wish when it differs from what the service knows (false is what a
+// service that never heard of the app does); a refusal is requestFailed().
+void Watcher::tellInPlace() {
+    if (!m_subscribed || m_left || m_toldInPlace == m_leaveInPlace) return;
+    m_toldInPlace = m_leaveInPlace;
+    const QString method = QStringLiteral("LeaveWindowsInPlace");
+    QDBusMessage message = QDBusMessage::createMethodCall(service, path, interface, method);
+    message.setArguments({m_leaveInPlace});
+    message.setAutoStartService(false);
+    auto *call = new QDBusPendingCallWatcher(m_bus.asyncCall(message, callTimeout), this);
+    connect(call, &QDBusPendingCallWatcher::finished, this, [this, method](QDBusPendingCallWatcher *finished) {
+        finished->deleteLater();
+        const QDBusMessage reply = finished->reply();
+        if (reply.type() == QDBusMessage::ErrorMessage) emit requestFailed(method, reply.errorMessage());
     });
 }
 

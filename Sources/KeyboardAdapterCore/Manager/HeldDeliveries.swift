@@ -1,3 +1,4 @@
+import KeyboardBackendInterface
 import Synchronization
 
 /// The calls held for ``KeyboardDelivery/descriptor`` subscriptions, and the descriptor that is

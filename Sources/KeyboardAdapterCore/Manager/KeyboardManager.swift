@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 #if canImport(FoundationEssentials)
@@ -57,7 +58,7 @@ public final class KeyboardManager: Sendable {
     }
 
     /// Writes one line to standard error, prefixed with `KeyboardAdapter: `.
-    public static func writeToStandardError(_ message: String) {
+    @usableFromInline package static func writeToStandardError(_ message: String) {
         let bytes = Array("KeyboardAdapter: \(message)\n".utf8)
         _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }

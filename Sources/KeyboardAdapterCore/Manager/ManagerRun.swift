@@ -1,4 +1,5 @@
 import Dispatch
+@_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
 /// One run of a manager: the loop its backend runs on, from ``KeyboardManager/start()`` to a

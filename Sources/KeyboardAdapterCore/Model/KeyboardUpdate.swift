@@ -19,13 +19,13 @@ public struct KeyboardUpdate: Sendable, Hashable {
     public var backend: String
     /// Where the keyboard was when the transition began. For a show with no earlier frame, the end
     /// frame moved just past the docked edge of its output (the bottom edge when it floats).
-    /// ``/KeyboardBackendInterface/Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
+    /// ``/KeyboardValues/Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
     public var beginFrame: Rect
     /// Where the keyboard is (did events) or is going (will events). A docked keyboard sliding in
     /// through its edge is going flush to that edge: its `willShow` carries that destination,
     /// marked by ``isEndFramePredicted``. A hide ends just past the docked edge (bottom when
     /// floating), on both its `willHide` and its `didHide`. Otherwise a `will` event carries the
-    /// frame seen so far. ``/KeyboardBackendInterface/Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
+    /// frame seen so far. ``/KeyboardValues/Rect/zero`` when the geometry is unknown (see ``hasKnownFrame``).
     public var endFrame: Rect
     /// True when ``endFrame`` is a destination computed ahead of the keyboard getting there
     /// (a docked slide-in, any hide); false when it was observed.
@@ -131,8 +131,8 @@ public struct KeyboardUpdate: Sendable, Hashable {
         get { state.windowFrame }
         set { state.windowFrame = newValue }
     }
-    /// False when nothing tells where the keyboard is (``/KeyboardBackendInterface/GeometrySource/unknown``): the frames are
-    /// then ``/KeyboardBackendInterface/Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
+    /// False when nothing tells where the keyboard is (``/KeyboardValues/GeometrySource/unknown``): the frames are
+    /// then ``/KeyboardValues/Rect/zero`` and mean nothing; the event, the output and ``isVisible`` still hold.
     public var hasKnownFrame: Bool { state.geometry != .unknown }
 
     /// Typist's name for `isLocal`: true only when the keyboard is known to belong to this app.
@@ -149,7 +149,7 @@ public struct KeyboardState: Sendable, Hashable {
         get { facts.keyboard }
         set { facts.keyboard = newValue }
     }
-    /// Its current frame (the last settled one, or the one it is moving to); ``/KeyboardBackendInterface/Rect/zero`` when
+    /// Its current frame (the last settled one, or the one it is moving to); ``/KeyboardValues/Rect/zero`` when
     /// the geometry is unknown (see ``hasKnownFrame``).
     public var frame: Rect
     /// Whether it is docked.
@@ -159,7 +159,7 @@ public struct KeyboardState: Sendable, Hashable {
     /// Whether it came up for this app; nil when unknown.
     public var isLocal: Bool?
     /// What had the focus when it showed, when the backend can tell (judge any app with
-    /// ``/KeyboardBackendInterface/AppIdentity/isLocal(given:)``).
+    /// ``/KeyboardValues/AppIdentity/isLocal(given:)``).
     public var focus: FocusedTopLevel? {
         get { facts.focus }
         set { facts.focus = newValue }
@@ -210,6 +210,6 @@ public struct KeyboardState: Sendable, Hashable {
         self.windowFrame = windowFrame
     }
 
-    /// False when nothing tells where the keyboard is: ``frame`` is then ``/KeyboardBackendInterface/Rect/zero``.
+    /// False when nothing tells where the keyboard is: ``frame`` is then ``/KeyboardValues/Rect/zero``.
     public var hasKnownFrame: Bool { geometry != .unknown }
 }

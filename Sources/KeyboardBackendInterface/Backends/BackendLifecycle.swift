@@ -23,6 +23,7 @@ package final class BackendLifecycle<Connection: BackendConnection>: Sendable {
         case open(LoopBound<Connection>, loop: KeyboardRunLoop)
     }
     private let phase = Mutex<Phase>(.closed)
+    private let app = Mutex<AppIdentity>(.currentProcess)
 
     /// What a stop does once it has looked at the phase.
     private enum StopStep: Sendable {
@@ -92,6 +93,19 @@ package final class BackendLifecycle<Connection: BackendConnection>: Sendable {
             // At once on the loop's thread or when the loop no longer runs.
             try? loop.performAndWait { self.close(connection) }
         }
+    }
+
+    /// The app whose keyboards count as local, as last set (the current process until then): kept
+    /// here, once for every backend, and read by the open connection at each show. Any thread.
+    package var appIdentity: AppIdentity { app.withLock { $0 } }
+
+    /// Sets ``appIdentity``; it takes effect at the next show. Any thread.
+    package func setAppIdentity(_ identity: AppIdentity) { app.withLock { $0 = identity } }
+
+    /// ``appIdentity`` as a function for a connection, which keeps the lifecycle only weakly (the
+    /// lifecycle keeps the connection).
+    package var appIdentityReader: @Sendable () -> AppIdentity {
+        { [weak self] in self?.appIdentity ?? AppIdentity() }
     }
 
     private func close(_ connection: LoopBound<Connection>) {

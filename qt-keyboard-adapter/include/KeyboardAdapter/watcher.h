@@ -80,6 +80,11 @@ class Watcher : public QObject {
     Q_PROPERTY(bool serviceAvailable READ isServiceAvailable NOTIFY serviceAvailableChanged)
     /// The window measured; the application's first top-level window while none is set.
     Q_PROPERTY(QWindow *window READ window WRITE setWindow NOTIFY windowChanged)
+    /// Whether the app asks the display server to leave its windows where they are when a keyboard
+    /// opens, because it makes room for the keyboard itself: GNOME Shell otherwise slides the
+    /// focused window up by its keyboard's height. The service's LeaveWindowsInPlace, for this
+    /// process's windows alone, told again to a service that starts again; false by default.
+    Q_PROPERTY(bool leaveInPlace READ leavesInPlace WRITE setLeaveInPlace NOTIFY leaveInPlaceChanged)
 
 public:
     /// A watcher on the session bus; it subscribes once the event loop runs.
@@ -103,6 +108,10 @@ public:
     bool isServiceAvailable() const { return m_subscribed; }
     /// See the window property.
     QWindow *window() const { return m_window; }
+    /// See the leaveInPlace property.
+    bool leavesInPlace() const { return m_leaveInPlace; }
+    /// Asks (or stops asking) to have the app's windows left in place; see the leaveInPlace property.
+    void setLeaveInPlace(bool leave);
     /// Measures `window` from now on (nullptr: the first top-level window); on X11 its id is given
     /// to the service again, so that `local` is judged for it.
     void setWindow(QWindow *window);
@@ -140,6 +149,8 @@ signals:
     void serviceAvailableChanged();
     /// The window property changed.
     void windowChanged();
+    /// The leaveInPlace property changed.
+    void leaveInPlaceChanged();
     /// The service accepted the subscription (again: after its restart, or with another window's
     /// id).
     void subscribed();
@@ -174,6 +185,8 @@ private:
     };
 
     void subscribe();
+    void sendSubscribe();
+    void tellInPlace();
     void forget();
     void apply(const QVariantMap &update, std::optional<bool> local);
     bool fromService(const QDBusMessage &message) const;
@@ -187,6 +200,8 @@ private:
     bool m_subscribing = false;
     bool m_subscribed = false;
     bool m_resubscribe = false; // the options changed while a Subscribe was under way
+    bool m_leaveInPlace = false;
+    bool m_toldInPlace = false; // what the service subscribed to last was told
     QString m_owner;            // the unique name of the service's connection, as the bus said
     QList<qulonglong> m_windowIds;
     QTimer m_again; // subscribing again after the service went away

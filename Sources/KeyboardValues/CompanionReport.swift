@@ -27,11 +27,15 @@ package struct CompanionReport: Sendable, Hashable {
         /// The names the compositor gives its app (KWin: its resource class and name, its desktop
         /// file), each bounded like every app id.
         package var appIDs: [String]
+        /// Where the compositor shows the window once it has moved it out of the keyboard's way
+        /// (GNOME Shell slides the focused window up itself), when it says.
+        package var windowFrame: Rect?
 
         /// Creates a focus.
-        package init(pid: Int32?, appIDs: [String]) {
+        package init(pid: Int32?, appIDs: [String], windowFrame: Rect? = nil) {
             self.pid = pid
             self.appIDs = appIDs
+            self.windowFrame = windowFrame
         }
     }
 
@@ -57,6 +61,7 @@ package struct CompanionReport: Sendable, Hashable {
         var kinds: FocusedTopLevel.Kinds = []
         if focus.pid != nil { kinds.insert(.processes) }
         if !focus.appIDs.isEmpty { kinds.insert(.appIDs) }
-        return FocusedTopLevel(processIDs: focus.pid.map { [$0] } ?? [], appIDs: focus.appIDs, knows: kinds)
+        return FocusedTopLevel(
+            processIDs: focus.pid.map { [$0] } ?? [], appIDs: focus.appIDs, knows: kinds, frame: focus.windowFrame)
     }
 }

@@ -28,13 +28,22 @@ public struct FocusedTopLevel: Sendable, Hashable {
     /// The kinds the display server told: an app identity whose kinds are all missing here
     /// cannot be judged (nil), never judged foreign.
     public var knows: Kinds
+    /// Where the display server shows the window once the keyboard's transition ends, in the
+    /// keyboard's coordinates, when it says: GNOME Shell slides the focused window up by its
+    /// keyboard's height when the keyboard would cover the window's text cursor (unless the app
+    /// asked to be left in place), and tells the app nothing. The window's own frame, without the
+    /// shadow a client may draw around it. nil when nothing tells.
+    public var frame: Rect?
 
     /// Creates a focus.
-    public init(windowIDs: [UInt64] = [], processIDs: [Int32] = [], appIDs: [String] = [], knows: Kinds) {
+    public init(
+        windowIDs: [UInt64] = [], processIDs: [Int32] = [], appIDs: [String] = [], knows: Kinds, frame: Rect? = nil
+    ) {
         self.windowIDs = windowIDs
         self.processIDs = processIDs
         self.appIDs = appIDs.filter { !$0.isEmpty && $0.utf8.count <= AppIdentity.maximumAppIDBytes }
         self.knows = knows
+        self.frame = frame
     }
 }
 

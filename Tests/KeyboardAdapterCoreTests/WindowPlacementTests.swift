@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardAdapterTesting
+import KeyboardBackendInterface
 import Testing
 
 @testable import KeyboardAdapterCore

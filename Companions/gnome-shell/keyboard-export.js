@@ -19,7 +19,7 @@
 // own app id, which it may choose under the watchers'. Only trusted callers may show and hide
 // the keyboard, and only they read the focus in GetState.
 
-const RELEASE = '0.3.0';
+const RELEASE = '1.0.0';
 const REVISION = 4;
 const OBJECT_PATH = '/org/keyboardadapter/GnomeShell';
 const INTERFACE_FILE = 'org.keyboardadapter.GnomeShell1.xml';

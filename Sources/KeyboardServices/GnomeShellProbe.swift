@@ -13,7 +13,7 @@ package struct GnomeShellProbe: Sendable, Hashable {
     /// The extension's uuid: its folder's name in `~/.local/share/gnome-shell/extensions`.
     package static let uuid = "keyboard-adapter@keyboardadapter.org"
     /// The release whose extension this build speaks to; any other is refused.
-    package static let release = "0.3.0"
+    package static let release = "1.0.0"
     /// The interface revision this build reads.
     package static let revision: UInt32 = 4
     /// The GNOME Shell major versions the extension's metadata names (`shell-version`): the ones it

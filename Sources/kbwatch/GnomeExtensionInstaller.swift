@@ -16,7 +16,7 @@ import KeyboardBackendInterface
 /// extension it has not seen yet (or whose older release it runs) starts at the next login.
 enum GnomeExtensionInstaller {
     static let uuid = "keyboard-adapter@keyboardadapter.org"
-    static let release = "0.3.0"
+    static let release = "1.0.0"
     static let objectPath = "/org/keyboardadapter/GnomeShell"
 
     /// Which extension style a shell needs.

@@ -3,7 +3,7 @@ import KeyboardAdapter
 
 /// `kbwatch --help`, and the exit codes.
 enum Usage {
-    static let version = "kbwatch 0.3.0"
+    static let version = "kbwatch 1.0.0"
 
     /// The shipped backends' names, from their registrations: `x11, wayland, kwin or gnome`.
     static var backendNames: String {

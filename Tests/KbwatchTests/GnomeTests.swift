@@ -110,7 +110,7 @@ struct GnomeTests {
         let entryPID = try gnome.windowPID(of: session.entry)
 
         let listed = try gnome.kbwatch(["--list-backends"])
-        #expect(listed.output.contains("gnome: available: extension 0.3.0 in GNOME Shell "), "\(listed.output)")
+        #expect(listed.output.contains("gnome: available: extension 1.0.0 in GNOME Shell "), "\(listed.output)")
         let local = try gnome.watch(["--json", "--progress", "--pid", String(entryPID)])
         defer { local.stop() }
         let other = try gnome.watch(["--json", "--app-id", "kbother"])
@@ -320,8 +320,8 @@ struct GnomeTests {
         let doctor = try gnome.kbwatch(["--doctor"])
         for expected in [
             "gnome: available", "GNOME Shell \(stack.gnomeShellMajor).",
-            "extension folder \(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org: release 0.3.0",
-            "extension in use: the user's (\(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org, release 0.3.0)",
+            "extension folder \(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org: release 1.0.0",
+            "extension in use: the user's (\(gnome.runtime.home)/.local/share/gnome-shell/extensions/keyboard-adapter@keyboardadapter.org, release 1.0.0)",
             "enabled-extensions lists it", "screen-keyboard-enabled: true", "kbwatch would use: gnome",
         ] {
             #expect(doctor.output.contains(expected), "\(expected) in:\n\(doctor.output)")
@@ -460,7 +460,7 @@ struct GnomeTests {
         #expect(installed.status == 0, "\(installed.output)")
         let major = String(stack.gnomeShellMajor)
         #expect(
-            installed.output.contains("installed the KeyboardAdapter extension 0.3.0 for GNOME Shell \(major)."),
+            installed.output.contains("installed the KeyboardAdapter extension 1.0.0 for GNOME Shell \(major)."),
             "\(installed.output)")
         #expect(installed.output.contains("log out and in again"), "\(installed.output)")
         let script = try String(

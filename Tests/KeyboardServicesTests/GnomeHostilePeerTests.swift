@@ -87,7 +87,7 @@ struct GnomeHostilePeerTests {
         MONITOR = (0, 0, 0, 1280, 800, 1.0)
         node = Gio.DBusNodeInfo.new_for_xml(XML)
         bus = Gio.bus_get_sync(Gio.BusType.SESSION, None)
-        props = {"Revision": GLib.Variant("u", 4), "Release": GLib.Variant("s", "0.3.0"),
+        props = {"Revision": GLib.Variant("u", 4), "Release": GLib.Variant("s", "1.0.0"),
                  "ShellVersion": GLib.Variant("s", "43.9"), "Enabled": GLib.Variant("b", True)}
 
         def call(connection, sender, path, iface, method, params, invocation):

@@ -19,10 +19,10 @@ final class TappedBackend: KeyboardBackend {
     var name: String { wrapped.name }
     var capabilities: BackendCapabilities { wrapped.capabilities }
     func availability() -> BackendAvailability { wrapped.availability() }
-    func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try wrapped.start(in: context, sink: Tap(inner: sink, backend: self))
+    var services: [any KeyboardService] { wrapped.services }
+    func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws -> any BackendConnection {
+        try wrapped.open(in: context, sink: Tap(inner: sink, backend: self), app: app)
     }
-    func stop() { wrapped.stop() }
 
     struct Tap: ObservationSink {
         let inner: any ObservationSink

@@ -32,10 +32,9 @@ public final class GnomeBackend: KeyboardBackend {
     public let capabilities: BackendCapabilities = [
         .reportsFrames, .reportsDocking, .reportsOwnership, .reportsOutputs, .hidesKeyboards, .showsKeyboards,
     ]
-    /// The extension's service, started and stopped with the backend.
+    /// The extension's service, started by each run and stopped by its owner after the run.
     public var services: [any KeyboardService] { [service] }
     private let service: any KeyboardService
-    private let lifecycle: BackendLifecycle<ShellKeyboardConnection>
 
     /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
     /// the extension's service, `GnomeShellKeyboardService`). It fits any session type and ranks first:
@@ -53,10 +52,7 @@ public final class GnomeBackend: KeyboardBackend {
     /// Creates a backend that hears GNOME Shell's keyboard through `service`.
     public init(service: any KeyboardService) {
         self.service = service
-        lifecycle = BackendLifecycle(services: { [service] })
     }
-
-    deinit { stop() }
 
     /// Available when GNOME Shell runs on the session bus with this release's extension
     /// answering; unreachable outside GNOME (no session bus, or nobody owns `org.gnome.Shell`);
@@ -75,32 +71,22 @@ public final class GnomeBackend: KeyboardBackend {
         }
     }
 
-    /// The app whose focused window makes a keyboard local; the current process until set. Takes
-    /// effect at the next show.
-    public func setAppIdentity(_ identity: AppIdentity) {
-        lifecycle.setAppIdentity(identity)
-    }
-
-    /// Starts the service on the loop and delivers the keyboard at once when it is up.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start(in: context) {
-            let identity = KeyboardIdentity(id: "gnome:keyboard", name: service.keyboardName)
-            let connection = ShellKeyboardConnection(
-                identity: identity, sink: sink, backendName: name,
-                app: lifecycle.appIdentityReader)
-            let service = service
-            service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
-            if case .busUnavailable(let reason) = service.state.status {
-                service.stop()
-                throw BackendFailure(backend: name, kind: .connectionLost, reason: reason)
-            }
-            connection.serviceChanged(service.state)
-            return connection
+    /// Starts the service on the loop and delivers the keyboard at once when it is up; `app`'s
+    /// focused window makes a keyboard local.
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
+        let identity = KeyboardIdentity(id: "gnome:keyboard", name: service.keyboardName)
+        let connection = ShellKeyboardConnection(identity: identity, sink: sink, backendName: name, app: app)
+        let service = service
+        service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
+        if case .busUnavailable(let reason) = service.state.status {
+            service.stop()
+            throw BackendFailure(backend: name, kind: .connectionLost, reason: reason)
         }
+        connection.serviceChanged(service.state)
+        return connection
     }
-
-    /// Stops the service, on the loop's thread from whichever thread it is called. Idempotent.
-    public func stop() { lifecycle.stop() }
 
     /// Only GNOME Shell can show or hide its keyboard, through the extension.
     public func requestLimitation(_ what: String) -> String {
@@ -122,15 +108,14 @@ public final class GnomeBackend: KeyboardBackend {
 
 /// The backend's state on the loop: the reports. Used on the loop's thread only.
 final class ShellKeyboardConnection: BackendConnection {
-    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
-    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
+    // Not Sendable: created by `open` on the loop's thread and used there only by the run's owner.
     private var reports: ShellKeyboardReports
     private let sink: any ObservationSink
     private let backendName: String
-    private let app: () -> AppIdentity
+    private var app: AppIdentity
     private var isClosed = false
 
-    init(identity: KeyboardIdentity, sink: any ObservationSink, backendName: String, app: @escaping () -> AppIdentity) {
+    init(identity: KeyboardIdentity, sink: any ObservationSink, backendName: String, app: AppIdentity) {
         reports = ShellKeyboardReports(identity: identity)
         self.sink = sink
         self.backendName = backendName
@@ -140,12 +125,14 @@ final class ShellKeyboardConnection: BackendConnection {
     /// What the extension says changed; the bus going away ends the watch.
     func serviceChanged(_ state: KeyboardServiceState) {
         guard !isClosed else { return }
-        reports.serviceChanged(state, time: MonotonicClock.now(), app: app).forEach(sink.deliver)
+        reports.serviceChanged(state, time: MonotonicClock.now(), app: { app }).forEach(sink.deliver)
         if case .busUnavailable(let reason) = state.status {
             close()
             sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
         }
     }
+
+    func appIdentityChanged(_ identity: AppIdentity) { app = identity }
 
     func close() { isClosed = true }
 }

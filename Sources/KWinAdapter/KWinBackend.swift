@@ -39,10 +39,9 @@ public final class KWinBackend: KeyboardBackend {
     }
     /// The socket given at creation, or nil for `WAYLAND_DISPLAY`.
     public let displayName: String?
-    /// KWin's virtual-keyboard service, started and stopped with the backend.
+    /// KWin's virtual-keyboard service, started by each run and stopped by its owner after the run.
     public var services: [any KeyboardService] { [service] }
     private let service: any KeyboardService
-    private let lifecycle: BackendLifecycle<KWinConnection>
 
     /// A registration for a backend joined with `service` (the `KeyboardAdapter` umbrella passes
     /// KWin's D-Bus service). It ranks above the wlroots `wayland` backend, which KWin's layer
@@ -56,75 +55,60 @@ public final class KWinBackend: KeyboardBackend {
             make: { KWinBackend(service: service()) })
     }
 
-    deinit { stop() }
-
     /// Creates a backend for the KWin at `display` (a socket name or an absolute path), or at
     /// `WAYLAND_DISPLAY` when nil, that hears KWin's virtual keyboard through `service`.
     public init(display: String? = nil, service: any KeyboardService) {
         displayName = display
         self.service = service
-        lifecycle = BackendLifecycle(services: { [service] })
     }
 
     /// Available when the compositor is KWin (it offers globals only KWin has) and KWin's
     /// virtual-keyboard service answers on the session bus.
     public func availability() -> BackendAvailability {
-        if let missing = BackendLifecycle<KWinConnection>.missingWaylandDisplay(
+        if let missing = BackendAvailability.missingWaylandDisplay(
             displayName: displayName, environment: ProcessEnvironment.current)
         {
             return missing
         }
-        let session: KWinSession
-        do throws(WaylandError) {
-            session = try KWinSession(display: displayName)
-        } catch {
-            return .unreachable(reason: error.description)
-        }
-        defer { session.destroy() }
-        guard !session.kwinGlobalsOffered.isEmpty else {
-            return .unavailable(
-                reason: "the compositor at \(session.connection.socketName) is not KWin (it offers none of "
-                    + Registry.kwinGlobals.joined(separator: ", ") + ")")
-        }
-        let state = service.probe()
-        guard state.isRunning else {
-            return .unavailable(reason: "KWin's virtual keyboard cannot be heard: \(service.address): \(state)")
-        }
-        return .available(
-            detail: "KWin's virtual keyboard on \(service.address), outputs on \(session.connection.socketName)")
-    }
-
-    /// The app whose focused window makes a keyboard local (KWin 6); the current process until set.
-    /// Takes effect at the next show.
-    public func setAppIdentity(_ identity: AppIdentity) {
-        lifecycle.setAppIdentity(identity)
+        return KWinSession.withSession(
+            display: displayName, failed: { .unreachable(reason: $0.description) },
+            body: { session in
+                guard !session.kwinGlobalsOffered.isEmpty else {
+                    return .unavailable(
+                        reason: "the compositor at \(session.connection.socketName) is not KWin (it offers none of "
+                            + Registry.kwinGlobals.joined(separator: ", ") + ")")
+                }
+                let state = service.probe()
+                guard state.isRunning else {
+                    return .unavailable(reason: "KWin's virtual keyboard cannot be heard: \(service.address): \(state)")
+                }
+                return .available(
+                    detail: "KWin's virtual keyboard on \(service.address), outputs on \(session.connection.socketName)"
+                )
+            })
     }
 
     /// Connects to KWin's Wayland display for the outputs and the layout, starts the service on
-    /// the loop, and delivers the keyboard at once when it is up.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start(in: context) {
-            let session: KWinSession
-            do throws(WaylandError) {
-                session = try KWinSession(display: displayName)
-                try session.bind()
-            } catch {
-                throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
-            }
-            let identity = KeyboardIdentity(id: "kwin:virtual-keyboard", name: service.keyboardName)
-            let connection = KWinConnection(
-                session: session, identity: identity, sink: sink, context: context, backendName: name,
-                app: lifecycle.appIdentityReader)
-            let service = service
-            service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
-            connection.serviceChanged(service.state)
-            return connection
+    /// the loop, and delivers the keyboard at once when it is up; `app`'s focused window makes a
+    /// keyboard local (KWin 6).
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
+        let session: KWinSession
+        do throws(WaylandError) {
+            session = try KWinSession(display: displayName)
+            try session.bind()
+        } catch {
+            throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
         }
+        let identity = KeyboardIdentity(id: "kwin:virtual-keyboard", name: service.keyboardName)
+        let connection = KWinConnection(
+            session: session, identity: identity, sink: sink, context: context, backendName: name, app: app)
+        let service = service
+        service.start(in: context) { [weak connection] state in connection?.serviceChanged(state) }
+        connection.serviceChanged(service.state)
+        return connection
     }
-
-    /// Disconnects, then stops the service, on the loop's thread from whichever thread it is
-    /// called. Idempotent.
-    public func stop() { lifecycle.stop() }
 
     /// Only KWin can show or hide its virtual keyboard, through its service (`forceActivate`,
     /// `active` set to false).
@@ -134,48 +118,44 @@ public final class KWinBackend: KeyboardBackend {
 
     /// The compositor, the outputs, the layout, what KWin's service says, and what cannot be seen.
     public func diagnose() -> [String] {
-        let session: KWinSession
-        do throws(WaylandError) {
-            session = try KWinSession(display: displayName)
-        } catch {
-            return [error.description]
-        }
-        defer { session.destroy() }
-        var lines = [
-            "compositor at \(session.connection.socketName): "
-                + (session.kwinGlobalsOffered.isEmpty
-                    ? "not KWin" : "KWin (offers \(session.kwinGlobalsOffered.joined(separator: ", ")))")
-        ]
-        if (try? session.bind()) != nil {
-            lines += session.currentOutputs.values.sorted { $0.name < $1.name }.map { "output \($0)" }
-            lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
-        }
-        lines.append("event thread: " + DisplaySource.threadDescription)
-        lines.append("keyboard service \(service.name) (\(service.address)): \(service.probe())")
-        lines += service.diagnosis()
-        lines.append("show: forceActivate; hide: active set to false (through KWin)")
-        lines.append(
-            "where: on KWin 6 the package's KWin script reports the keyboard's window while watching (geometry "
-                + "derived); on KWin 5 nothing open to other clients says (geometry unknown)")
-        if let companion = service.state.companionStatus { lines.append("KWin script: \(companion)") }
-        return lines
+        KWinSession.withSession(
+            display: displayName, failed: { [$0.description] },
+            body: { session in
+                var lines = [
+                    "compositor at \(session.connection.socketName): "
+                        + (session.kwinGlobalsOffered.isEmpty
+                            ? "not KWin" : "KWin (offers \(session.kwinGlobalsOffered.joined(separator: ", ")))")
+                ]
+                if (try? session.bind()) != nil {
+                    lines += session.currentOutputs.values.sorted { $0.name < $1.name }.map { "output \($0)" }
+                    lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+                }
+                lines.append("event thread: " + DisplaySource.threadDescription)
+                lines.append("keyboard service \(service.name) (\(service.address)): \(service.probe())")
+                lines += service.diagnosis()
+                lines.append("show: forceActivate; hide: active set to false (through KWin)")
+                lines.append(
+                    "where: on KWin 6 the package's KWin script reports the keyboard's window while watching (geometry "
+                        + "derived); on KWin 5 nothing open to other clients says (geometry unknown)")
+                if let companion = service.state.companionStatus { lines.append("KWin script: \(companion)") }
+                return lines
+            })
     }
 }
 
 /// The backend's state on the loop: KWin's Wayland display as a loop source, and the reports.
 /// Used on the loop's thread only.
 final class KWinConnection: BackendConnection {
-    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
-    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
+    // Not Sendable: created by `open` on the loop's thread and used there only by the run's owner.
     private var session: KWinSession?
     private var source: DisplaySource?
     private var reports: VirtualKeyboardReports
     private let sink: any ObservationSink
-    private let app: () -> AppIdentity
+    private var app: AppIdentity
 
     init(
         session: KWinSession, identity: KeyboardIdentity, sink: any ObservationSink, context: LoopContext,
-        backendName: String, app: @escaping () -> AppIdentity
+        backendName: String, app: AppIdentity
     ) {
         self.session = session
         self.sink = sink
@@ -205,12 +185,14 @@ final class KWinConnection: BackendConnection {
         send(
             reports.serviceChanged(
                 visible: state.isRunning && state.isVisible == true, companion: state.isRunning ? state.companion : nil,
-                time: MonotonicClock.now(), app: app))
+                time: MonotonicClock.now(), app: { app }))
     }
 
     private func send(_ observations: [KeyboardObservation]) {
         observations.forEach(sink.deliver)
     }
+
+    func appIdentityChanged(_ identity: AppIdentity) { app = identity }
 
     func close() {
         source?.close()

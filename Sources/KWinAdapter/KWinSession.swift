@@ -5,7 +5,7 @@ import WaylandClient
 /// The Wayland side of the kwin backend: the outputs (with xdg-output) and the seat's layout.
 /// KWin's virtual keyboard has no Wayland surface a client can see, so nothing else is bound.
 /// Lives on the loop's thread after `bind`.
-final class KWinSession {
+final class KWinSession: ShortSession {
     let connection: WaylandDisplay
     private let registry: Registry
     private let shared: SharedGlobals

@@ -36,15 +36,24 @@ public final class InMemoryBackend: KeyboardBackend {
     /// Always available.
     public func availability() -> BackendAvailability { .available(detail: "observations handed in by the caller") }
 
-    /// Remembers the sink.
-    @_spi(BackendRun) public func start(in context: LoopContext, sink: any ObservationSink) throws {
+    /// Remembers the sink until the run is closed.
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
         self.sink.withLock { $0 = sink }
+        return Run(backend: self)
     }
 
-    /// Forgets the sink.
-    @_spi(BackendRun) public func stop() { sink.withLock { $0 = nil } }
+    /// A run: closing it forgets the sink.
+    private final class Run: BackendConnection {
+        let backend: InMemoryBackend
 
-    /// True while started.
+        init(backend: InMemoryBackend) { self.backend = backend }
+
+        func close() { backend.sink.withLock { $0 = nil } }
+    }
+
+    /// True while a run is open.
     public var isStarted: Bool { sink.withLock { $0 != nil } }
 
     /// Hands an observation to the manager; a nil `time` stamps it with `MonotonicClock.now()`.

@@ -2,7 +2,6 @@ import Glibc
 import KeyboardAdapterCore
 @_spi(BackendRun) import KeyboardBackendInterface
 import KeyboardJSON
-import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -46,9 +45,6 @@ public final class ReplayBackend: KeyboardBackend {
     /// The playback speed.
     public let speed: Speed
 
-    /// The player of the current start, bound to its loop.
-    private let player = Mutex<LoopBound<ReplayPlayer>?>(nil)
-
     /// Creates a replay of `source` at `speed`.
     public init(source: Source, speed: Speed = .factor(1)) {
         self.source = source
@@ -74,27 +70,18 @@ public final class ReplayBackend: KeyboardBackend {
         }
     }
 
-    /// Opens the recording and adds the player to the loop, with the recording's clock.
-    @_spi(BackendRun) public func start(in context: LoopContext, sink: any ObservationSink) throws {
+    /// Opens the recording and adds a player to the loop, with the recording's clock: the run,
+    /// which stops playing when closed. A recording's ownership is as recorded, so `app` is not
+    /// used.
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
         let lines = try LineReader(source)
         let clock = ReplayClock(speed: speed)
         context.clock = clock
         let playing = ReplayPlayer(lines: lines, clock: clock, sink: sink, context: context, backendName: name)
-        guard let bound = LoopBound(playing, context: context) else { return }
-        var replaced: LoopBound<ReplayPlayer>? = bound
-        player.withLock { swap(&$0, &replaced) }
-        // The run this one replaces (one that ended by itself and was never stopped) is let go of
-        // here, after the lock: what it releases (its sink) may call this backend again.
-        replaced = nil
         context.add(playing)
-    }
-
-    /// Stops playing, on the loop's thread (waiting for it when called from another); the loop's
-    /// thread makes no further call to the sink.
-    @_spi(BackendRun) public func stop() {
-        guard let playing = player.withLock({ $0.take() }) else { return }
-        // At once on the loop's thread or when the loop no longer runs.
-        try? playing.loop.performAndWait { playing.value.end() }
+        return playing
     }
 }
 
@@ -131,7 +118,7 @@ final class ReplayClock: ObservationClock {
 
 /// Reads the recording as the loop finds it readable and hands each line to the sink when the
 /// clock reaches its time. Lives on the loop's thread.
-final class ReplayPlayer: LoopSource {
+final class ReplayPlayer: LoopSource, BackendConnection {
     // Not Sendable: created by `start` and then used only on the loop's thread; the backend
     // keeps it loop-bound, so that `stop` ends it there.
     private let lines: LineReader
@@ -178,8 +165,9 @@ final class ReplayPlayer: LoopSource {
         readAhead()
     }
 
-    /// Stops for good: nothing more is read or delivered.
-    func end() {
+    /// Stops for good: nothing more is read or delivered. Also what the run's owner calls at its
+    /// end (a second close does nothing more).
+    func close() {
         ended = true
         context.remove(self)
     }
@@ -223,7 +211,7 @@ final class ReplayPlayer: LoopSource {
             ?? lines.error.map {
                 BackendFailure(backend: backendName, kind: .malformedInput, reason: "line \(lineNumber + 1): \($0)")
             }
-        end()
+        close()
         clock.frontier = .infinity
         sink.finish(failure: failure)
     }

@@ -183,12 +183,7 @@ final class GnomeShellWatch {
         if current.pid == nil {
             send(.busDriver("GetConnectionUnixProcessID", [.string(GnomeShellProbe.shellName)])) {
                 [unowned self] reply in
-                guard let reply, reply.error == nil, reply.hasSignature("u"), let pid = try? reply.readUInt32(),
-                    pid > 0, pid <= UInt32(Int32.max), self.current.isRunning
-                else { return }
-                var state = self.current
-                state.pid = Int32(pid)
-                self.update(state)
+                if let state = self.current.withProcessID(from: reply) { self.update(state) }
             }
         }
     }

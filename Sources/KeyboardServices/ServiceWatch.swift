@@ -161,12 +161,7 @@ final class ServiceWatch {
             refreshVisible()
             send(.busDriver("GetConnectionUnixProcessID", [.string(interface.busName)]), timeout: Self.requestTimeout) {
                 [unowned self] reply in
-                guard let reply, reply.error == nil, reply.hasSignature("u"), let pid = try? reply.readUInt32(),
-                    pid > 0, pid <= UInt32(Int32.max), self.current.isRunning
-                else { return }
-                var state = self.current
-                state.pid = Int32(pid)
-                self.update(state)
+                if let state = self.current.withProcessID(from: reply) { self.update(state) }
             }
         }
     }

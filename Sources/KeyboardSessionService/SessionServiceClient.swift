@@ -7,8 +7,9 @@ import SystemdBus
 /// and receives the service's lines, asks its state, shows and hides. The bus starts the service
 /// when it is installed and not running (D-Bus activation).
 ///
-/// Threading: ``watch(options:onLine:onEnd:)`` runs the connection on a run loop of its own;
-/// `onLine` and `onEnd` are called on that loop's thread. The other calls block the caller.
+/// Threading: ``watch(options:onReceive:onEnd:)`` runs the connection on a run loop of its own,
+/// which the returned ``SessionServiceWatch`` owns; `onReceive` and `onEnd` are called on that
+/// loop's thread. The other calls block the caller. The client keeps no watch of its own.
 package final class SessionServiceClient: Sendable {
     /// What the client subscribes with.
     package struct Options: Sendable, Hashable {
@@ -77,8 +78,6 @@ package final class SessionServiceClient: Sendable {
     package static let callTimeout = 25.0
 
     private let environment: [String: String]
-    /// While watching: the client's loop, and its connection and slots there.
-    private let running = Mutex<LoopHost<ClientState>?>(nil)
 
     /// A client of the service on the session bus of `environment`.
     package init(environment: [String: String]) { self.environment = environment }
@@ -103,12 +102,12 @@ package final class SessionServiceClient: Sendable {
     }
 
     /// Subscribes and passes what the service sends to `onReceive` (each event, and with
-    /// `options.progress` each progress frame), until ``stop()``; `onEnd` is called once if the
-    /// service or the bus goes away first.
+    /// `options.progress` each progress frame), until the returned watch is stopped; `onEnd` is
+    /// called once if the service or the bus goes away first. Each call is a watch of its own.
     package func watch(
         options: Options, onReceive: @escaping @Sendable (Received) -> Void,
         onEnd: @escaping @Sendable (String) -> Void
-    ) throws(Failure) {
+    ) throws(Failure) -> SessionServiceWatch {
         let host: LoopHost<ClientState>
         do {
             host = try LoopHost(
@@ -120,11 +119,7 @@ package final class SessionServiceClient: Sendable {
         } catch {
             throw Failure(name: nil, description: "\(error)")
         }
-        var replaced: LoopHost<ClientState>? = host
-        running.withLock { swap(&$0, &replaced) }
-        // A watch this one replaces is closed here, after the lock: closing waits for its loop,
-        // where what it releases (the closures it was given) may call this client again.
-        replaced = nil
+        return SessionServiceWatch(host: host)
     }
 
     private func start(
@@ -229,16 +224,6 @@ package final class SessionServiceClient: Sendable {
         }
     }
 
-    /// Unsubscribes (the connection closes) and ends the client's thread. Idempotent.
-    package func stop() {
-        running.withLock { host -> LoopHost<ClientState>? in
-            defer { host = nil }
-            return host
-        }?.stop()
-    }
-
-    deinit { stop() }
-
     // MARK: - Calls
 
     private func connect() throws(Failure) -> BusConnection {
@@ -274,10 +259,22 @@ package final class SessionServiceClient: Sendable {
     }
 }
 
-/// The client's connection on its loop: the pump and the signal matches. Used on that loop only.
+/// One watch of the service, owned by whoever watches: its loop, and its connection and slots
+/// there. The caller stops it; the client keeps none.
+package final class SessionServiceWatch: Sendable {
+    private let host: LoopHost<ClientState>
+
+    init(host: LoopHost<ClientState>) { self.host = host }
+
+    /// Unsubscribes (the connection closes) and ends the watch's thread. Idempotent; also when
+    /// the watch is let go of.
+    package func stop() { host.stop() }
+}
+
+/// A watch's connection on its loop: the pump and the signal matches. Used on that loop only.
 final class ClientState {
-    // Not Sendable: made on the client's loop and used there only; the client keeps it
-    // loop-bound (``SessionServiceClient/stop()`` closes it there).
+    // Not Sendable: made on the watch's loop and used there only; the watch keeps it loop-bound
+    // (``SessionServiceWatch/stop()`` closes it there).
     let pump: BusPump
     var slots: [BusSlot] = []
     /// The service's connection: its signals alone are heard.

@@ -73,15 +73,14 @@ public final class WaylandBackend: KeyboardBackend {
         if offersToplevels.load(ordering: .relaxed) { capabilities.insert(.reportsOwnership) }
         return capabilities
     }
-    /// The keyboards' own services (squeekboard's), started and stopped with the backend: they name
-    /// the strips, tell a keyboard up at start from a panel, and take show and hide requests.
+    /// The keyboards' own services (squeekboard's), started by each run and stopped by its owner
+    /// after the run: they name the strips, tell a keyboard up at start from a panel, and take
+    /// show and hide requests.
     public let services: [any KeyboardService]
     /// The socket given at creation (a name in `XDG_RUNTIME_DIR` or an absolute path), or nil
     /// for `WAYLAND_DISPLAY`.
     public let displayName: String?
 
-    /// The connection of the current start; used on the loop's thread only.
-    private let lifecycle: BackendLifecycle<WaylandConnection>
     private let latestStatus = Mutex<[WaylandOutputStatus]>([])
     /// Whether the compositor last connected to offered wlr-foreign-toplevel-management.
     private let offersToplevels = Atomic<Bool>(false)
@@ -93,11 +92,9 @@ public final class WaylandBackend: KeyboardBackend {
         name: "wayland", hint: BackendSessionHint(variables: ["WAYLAND_DISPLAY"], sessionType: "wayland", priority: 1),
         make: { WaylandBackend() })
 
-    deinit { stop() }
-
     /// Creates a backend for the compositor at `display` (a socket name or an absolute path), or
     /// at `WAYLAND_DISPLAY` when nil, joined with `services`; sway's IPC socket is `environment`'s
-    /// `SWAYSOCK`. Nothing connects until `availability()` or `start(in:sink:)`.
+    /// `SWAYSOCK`. Nothing connects until `availability()` or `open(in:sink:app:)`.
     public init(
         display: String? = nil, services: [any KeyboardService] = [],
         environment: [String: String] = ProcessEnvironment.current
@@ -105,12 +102,11 @@ public final class WaylandBackend: KeyboardBackend {
         displayName = display
         self.services = services
         self.environment = environment
-        lifecycle = BackendLifecycle(services: { services })
     }
 
     /// Connects briefly and checks that the compositor offers what the probe needs.
     public func availability() -> BackendAvailability {
-        if let missing = BackendLifecycle<WaylandConnection>.missingWaylandDisplay(
+        if let missing = BackendAvailability.missingWaylandDisplay(
             displayName: displayName, environment: ProcessEnvironment.current)
         {
             return missing
@@ -152,71 +148,61 @@ public final class WaylandBackend: KeyboardBackend {
         return reason
     }
 
-    /// The app whose focused toplevel makes a keyboard local; the current process until set.
-    /// Takes effect at the next show.
-    public func setAppIdentity(_ identity: AppIdentity) {
-        lifecycle.setAppIdentity(identity)
-    }
-
     /// Connects, sets up one probe per output, and adds the connection to the loop (and sway's IPC
     /// too, when it belongs to this compositor and it offers foreign toplevels). Keyboards
     /// already docked now count as baseline (see the type's notes), except one whose service says
-    /// it is up, which is delivered at once.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start(in: context) {
-            let session: WaylandSession
-            do throws(WaylandError) {
-                session = try WaylandSession(display: displayName)
-            } catch {
-                throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
-            }
-            if let missing = Self.missingInterface(session) {
-                let reason = Self.unsupportedReason(missing: missing, session: session)
-                session.destroy()
-                throw BackendFailure(backend: name, kind: .other, reason: reason)
-            }
-            if !session.kwinGlobalsOffered.isEmpty {
-                let reason = Self.kwinReason(session)
-                session.destroy()
-                throw BackendFailure(backend: name, kind: .other, reason: reason)
-            }
-            session.onStatus = { [weak self] status in self?.latestStatus.withLock { $0 = status } }
-            do throws(WaylandError) {
-                try session.bind()
-            } catch {
-                session.destroy()
-                throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
-            }
-            latestStatus.withLock { $0 = session.status }
-            let hasToplevels = session.offers(WaylandSession.toplevelsInterface)
-            offersToplevels.store(hasToplevels, ordering: .relaxed)
-            session.appIdentity = lifecycle.appIdentityReader
-            if hasToplevels {
-                session.toplevels = ToplevelConnection(displayName: displayName, context: context)
-                session.swayIPC = try? SwayIPC.open(
-                    environment: environment, compositorPID: session.compositorPID, context: context
-                ).get()
-            }
-            session.deliver = { sink.deliver($0) }
-            // The services are asked before the strips present now are judged; their changes come
-            // on this loop's thread, where the session lives.
-            let services = services
-            for service in services {
-                service.start(in: context) { [weak session] _ in
-                    session?.servicesChanged(ServiceClaim.running(services))
-                }
-            }
-            session.servicesChanged(ServiceClaim.running(services))
-            session.adoptVisibleKeyboards()
-            return WaylandConnection(session: session, sink: sink, context: context, backendName: name)
+    /// it is up, which is delivered at once. `app`'s focused toplevel makes a keyboard local.
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
+        let session: WaylandSession
+        do throws(WaylandError) {
+            session = try WaylandSession(display: displayName)
+        } catch {
+            throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
         }
+        if let missing = Self.missingInterface(session) {
+            let reason = Self.unsupportedReason(missing: missing, session: session)
+            session.destroy()
+            throw BackendFailure(backend: name, kind: .other, reason: reason)
+        }
+        if !session.kwinGlobalsOffered.isEmpty {
+            let reason = Self.kwinReason(session)
+            session.destroy()
+            throw BackendFailure(backend: name, kind: .other, reason: reason)
+        }
+        session.onStatus = { [weak self] status in self?.latestStatus.withLock { $0 = status } }
+        do throws(WaylandError) {
+            try session.bind()
+        } catch {
+            session.destroy()
+            throw BackendFailure(backend: name, kind: .connectionLost, reason: error.description)
+        }
+        latestStatus.withLock { $0 = session.status }
+        let hasToplevels = session.offers(WaylandSession.toplevelsInterface)
+        offersToplevels.store(hasToplevels, ordering: .relaxed)
+        session.appIdentity = { app }
+        if hasToplevels {
+            session.toplevels = ToplevelConnection(displayName: displayName, context: context)
+            session.swayIPC = try? SwayIPC.open(
+                environment: environment, compositorPID: session.compositorPID, context: context
+            ).get()
+        }
+        session.deliver = { sink.deliver($0) }
+        // The services are asked before the strips present now are judged; their changes come
+        // on this loop's thread, where the session lives.
+        let services = services
+        for service in services {
+            service.start(in: context) { [weak session] _ in
+                session?.servicesChanged(ServiceClaim.running(services))
+            }
+        }
+        session.servicesChanged(ServiceClaim.running(services))
+        session.adoptVisibleKeyboards()
+        return WaylandConnection(session: session, sink: sink, context: context, backendName: name)
     }
 
-    /// Removes the connection from the loop and disconnects, then stops the services, on the loop's
-    /// thread from whichever thread it is called. Idempotent.
-    public func stop() { lifecycle.stop() }
-
-    /// The outputs and their usable areas as last measured (empty before `start`).
+    /// The outputs and their usable areas as last measured (empty before the first run opens).
     public var outputs: [WaylandOutputStatus] { latestStatus.withLock { $0 } }
 
     /// The space each output's usable area leaves at its edges, as last measured.
@@ -235,46 +221,43 @@ public final class WaylandBackend: KeyboardBackend {
     /// The compositor, the protocols the probe uses, each output with its usable area (measured
     /// by a short-lived probe of its own), the seat's layout, and what cannot be seen.
     public func diagnose() -> [String] {
-        let session: WaylandSession
-        do throws(WaylandError) {
-            session = try WaylandSession(display: displayName)
-        } catch {
-            return [error.description]
-        }
-        defer { session.destroy() }
-        var lines = ["compositor at \(session.connection.socketName)"]
-        let wanted = [
-            WaylandSession.layerShellInterface, "wl_compositor", "xdg_wm_base", "zxdg_output_manager_v1",
-            "wl_seat", WaylandSession.toplevelsInterface,
-        ]
-        lines.append(
-            "protocols: "
-                + wanted.map { "\($0) " + (session.offers($0) ? "found" : "missing") }
-                .joined(separator: ", "))
-        guard Self.missingInterface(session) == nil, (try? session.bind()) != nil else {
-            return lines + ["on-screen keyboard geometry is not observable here"]
-        }
-        lines += session.status.map { "output \($0)" }
-        lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
-        lines += ownershipDiagnosis(session)
-        lines.append("event thread: " + DisplaySource.threadDescription)
-        var insets: [Edge: Int] = [:]
-        for measured in session.status.compactMap(\.insets) {
-            for edge in Edge.allCases { insets[edge] = max(insets[edge] ?? 0, measured[edge]) }
-        }
-        lines += serviceDiagnosis(insets: insets)
-        lines.append(
-            "sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; floating keyboards are "
-                + "not seen, nor one already docked at start (until it first hides) unless its service says it is up")
-        return lines
+        WaylandSession.withSession(
+            display: displayName, failed: { [$0.description] },
+            body: { session in
+                var lines = ["compositor at \(session.connection.socketName)"]
+                let wanted = [
+                    WaylandSession.layerShellInterface, "wl_compositor", "xdg_wm_base", "zxdg_output_manager_v1",
+                    "wl_seat", WaylandSession.toplevelsInterface,
+                ]
+                lines.append(
+                    "protocols: "
+                        + wanted.map { "\($0) " + (session.offers($0) ? "found" : "missing") }
+                        .joined(separator: ", "))
+                guard Self.missingInterface(session) == nil, (try? session.bind()) != nil else {
+                    return lines + ["on-screen keyboard geometry is not observable here"]
+                }
+                lines += session.status.map { "output \($0)" }
+                lines.append("seat keyboard layout: " + (session.layout?.description ?? "none (no seat keyboard)"))
+                lines += ownershipDiagnosis(session)
+                lines.append("event thread: " + DisplaySource.threadDescription)
+                var insets: [Edge: Int] = [:]
+                for measured in session.status.compactMap(\.insets) {
+                    for edge in Edge.allCases { insets[edge] = max(insets[edge] ?? 0, measured[edge]) }
+                }
+                lines += serviceDiagnosis(insets: insets)
+                lines.append(
+                    "sees docked keyboards only (exclusive zone > 0): the frame is the reserved strip; floating keyboards are "
+                        + "not seen, nor one already docked at start (until it first hides) unless its service says it is up"
+                )
+                return lines
+            })
     }
 }
 
 /// The backend's session on the loop: the compositor connection as a run-loop source, and what
 /// to do when it breaks. Used on the loop's thread only.
 final class WaylandConnection: BackendConnection {
-    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
-    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
+    // Not Sendable: created by `open` on the loop's thread and used there only by the run's owner.
     private var session: WaylandSession?
     private var source: DisplaySource?
 
@@ -287,6 +270,8 @@ final class WaylandConnection: BackendConnection {
             sink.finish(failure: BackendFailure(backend: backendName, kind: .connectionLost, reason: reason))
         }
     }
+
+    func appIdentityChanged(_ identity: AppIdentity) { session?.appIdentity = { identity } }
 
     func close() {
         source?.close()

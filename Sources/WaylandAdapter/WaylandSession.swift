@@ -7,7 +7,7 @@ import WaylandClient
 /// Everything the backend holds on one connection: globals, outputs with their probes, the seat
 /// layout, the toplevels with their focus (and sway's IPC for pids), and the docked keyboards
 /// reported so far. Lives on the loop thread after `start`.
-final class WaylandSession {
+final class WaylandSession: ShortSession {
     let connection: WaylandDisplay
     private let registry: Registry
     private var compositor: OpaquePointer?

@@ -41,12 +41,9 @@ public final class X11Backend: KeyboardBackend {
     public let rules: KeyboardRules
     /// What was wrong with the user's rules file, if anything (it is then ignored).
     public let rulesProblem: String?
-    /// The keyboards' own services (onboard's), started and stopped with the backend: they name
-    /// keyboards, give their pid, and take show and hide requests.
+    /// The keyboards' own services (onboard's), started by each run and stopped by its owner
+    /// after the run: they name keyboards, give their pid, and take show and hide requests.
     public let services: [any KeyboardService]
-
-    /// The connection of the current start; used on the loop's thread only.
-    private let lifecycle: BackendLifecycle<X11Connection>
 
     /// Creates a backend for `displayName` (nil: `$DISPLAY`) with the built-in rules, the user's
     /// rules file and `extraRules` (tried first), joined with `services`.
@@ -56,7 +53,6 @@ public final class X11Backend: KeyboardBackend {
     ) {
         self.displayName = displayName
         self.services = services
-        lifecycle = BackendLifecycle(services: { services })
         let loaded = KeyboardRules.load(environment: environment)
         rules = loaded.rules.adding(extraRules)
         rulesProblem = loaded.problem
@@ -66,17 +62,8 @@ public final class X11Backend: KeyboardBackend {
     public init(displayName: String?, rules: KeyboardRules, services: [any KeyboardService] = []) {
         self.displayName = displayName
         self.services = services
-        lifecycle = BackendLifecycle(services: { services })
         self.rules = rules
         rulesProblem = nil
-    }
-
-    deinit { stop() }
-
-    /// The app whose focused windows make a keyboard local; the current process until set.
-    /// Takes effect at the next show.
-    public func setAppIdentity(_ identity: AppIdentity) {
-        lifecycle.setAppIdentity(identity)
     }
 
     /// Available when the X server answers; the detail names the display and the screen size.
@@ -126,35 +113,30 @@ public final class X11Backend: KeyboardBackend {
     /// Connects, delivers the keyboards already visible, and adds the connection to `loop`,
     /// whose thread then asks the kernel for a 0.1 ms time slice (honoured from Linux 6.12 on), so
     /// that it runs as soon as an event comes. Throws a `BackendFailure` when the server cannot be
-    /// reached. Does nothing once started (also after the connection broke) until `stop()`.
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
-        try lifecycle.start(in: context) {
-            let display: XDisplay
-            do {
-                display = try XDisplay(name: displayName)
-            } catch {
-                throw BackendFailure(backend: name, reason: "\(error)")
-            }
-            // The services are asked first, so that the keyboards delivered at start carry what
-            // they say. Their changes need no action here: on X11 the window is the truth.
-            for service in services { service.start(in: context) { _ in } }
-            let joined = services.isEmpty ? sink : ServiceJoinSink(inner: sink, services: services)
-            let connection = X11Connection(
-                display: display, rules: rules, app: lifecycle.appIdentityReader, sink: joined, context: context,
-                backendName: name)
-            connection.tracker.start()
-            // The loop's thread is asked to take a short time slice (see `CThreadSlice`), so that
-            // an X event is handled as soon as it comes, also on a busy machine. Where the kernel
-            // cannot grant one, nothing changes.
-            context.request(.shortTimeSlice)
-            context.add(connection)
-            return connection
+    /// reached. `app`'s focused windows make a keyboard local.
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
+        let display: XDisplay
+        do {
+            display = try XDisplay(name: displayName)
+        } catch {
+            throw BackendFailure(backend: name, reason: "\(error)")
         }
+        // The services are asked first, so that the keyboards delivered at start carry what they
+        // say. Their changes need no action here: on X11 the window is the truth.
+        for service in services { service.start(in: context) { _ in } }
+        let joined = services.isEmpty ? sink : ServiceJoinSink(inner: sink, services: services)
+        let connection = X11Connection(
+            display: display, rules: rules, app: app, sink: joined, context: context, backendName: name)
+        connection.tracker.start()
+        // The loop's thread is asked to take a short time slice (see `CThreadSlice`), so that an X
+        // event is handled as soon as it comes, also on a busy machine. Where the kernel cannot
+        // grant one, nothing changes.
+        context.request(.shortTimeSlice)
+        context.add(connection)
+        return connection
     }
-
-    /// Removes the connection from the loop and closes it, then stops the services, on the loop's
-    /// thread from whichever thread it is called. Idempotent.
-    public func stop() { lifecycle.stop() }
 
     /// The display, the screen, the window manager, the rules and the keyboards visible now.
     public func diagnose() -> [String] {
@@ -206,8 +188,7 @@ public final class X11Backend: KeyboardBackend {
 /// The X connection as a run-loop source: drain Xlib's queue before each wait, read when the
 /// socket is readable, end when the connection breaks. Used on the loop's thread only.
 final class X11Connection: LoopSource, BackendConnection {
-    // Not Sendable: created by `start` on the loop's thread and used there only; the backend's
-    // lifecycle keeps it loop-bound, so that `stop` can close it only there.
+    // Not Sendable: created by `open` on the loop's thread and used there only by the run's owner.
     let display: XDisplay
     let sink: any ObservationSink
     let backendName: String
@@ -218,18 +199,25 @@ final class X11Connection: LoopSource, BackendConnection {
     private let descriptor: Int32
 
     init(
-        display: XDisplay, rules: KeyboardRules, app: @escaping @Sendable () -> AppIdentity, sink: any ObservationSink,
-        context: LoopContext, backendName: String
+        display: XDisplay, rules: KeyboardRules, app: AppIdentity, sink: any ObservationSink, context: LoopContext,
+        backendName: String
     ) {
         self.display = display
         self.sink = sink
         self.context = context
         self.backendName = backendName
         descriptor = display.fileDescriptor
+        let identity = AppIdentityCell(app)
+        self.identity = identity
         tracker = WindowTracker(
-            display: display, rules: rules, appIdentity: app,
+            display: display, rules: rules, appIdentity: { identity.value },
             deliver: { sink.deliver($0) })
     }
+
+    /// The app's identity as the tracker reads it at each show.
+    private let identity: AppIdentityCell
+
+    func appIdentityChanged(_ identity: AppIdentity) { self.identity.value = identity }
 
     /// Whether the socket may hold what was not read yet: `poll()` said it is readable since the
     /// last read that emptied it (or nothing was read yet).
@@ -311,4 +299,12 @@ final class X11Connection: LoopSource, BackendConnection {
         sink.finish(failure: BackendFailure(backend: backendName, reason: reason))
         return (-1, 0)
     }
+}
+
+/// The app whose focused windows make a keyboard local, as the run's owner last said: the
+/// connection writes it and its tracker reads it at each show, both on the loop's thread.
+final class AppIdentityCell {
+    var value: AppIdentity
+
+    init(_ value: AppIdentity) { self.value = value }
 }

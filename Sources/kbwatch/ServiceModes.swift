@@ -73,6 +73,7 @@ enum ServiceModes {
     /// Watches, or asks the state, or shows or hides, through the session service; never returns.
     static func fromService(options: Options, writer: any EventWriter, stopSignals: inout sigset_t) -> Never {
         let client = SessionServiceClient(environment: ProcessEnvironment.current)
+        var watching: SessionServiceWatch?
         let subscription = SessionServiceClient.Options(
             progress: options.progress, caller: false, processIDs: options.processIDs, windowIDs: options.windowIDs,
             appIDs: options.appIDs)
@@ -88,7 +89,7 @@ enum ServiceModes {
                 try client.request(show: options.mode == .show)
                 exit(ExitCode.success.rawValue)
             default:
-                try client.watch(
+                watching = try client.watch(
                     options: subscription,
                     onReceive: { received in
                         // Every line is written from the values read, in kbwatch's own format:
@@ -121,7 +122,7 @@ enum ServiceModes {
         }
         var received: Int32 = 0
         while sigwait(&stopSignals, &received) != 0 {}
-        client.stop()
+        watching?.stop()
         exit(ExitCode.success.rawValue)
     }
 }

@@ -13,8 +13,9 @@ final class FixedBackend: KeyboardBackend {
     }
     var capabilities: BackendCapabilities { [] }
     func availability() -> BackendAvailability { reason.map { .unavailable(reason: $0) } ?? .available(detail: "ok") }
-    func start(in context: LoopContext, sink: any ObservationSink) throws {}
-    func stop() {}
+    func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws -> any BackendConnection {
+        CallbackConnection()
+    }
 }
 
 @Suite("Backend selection")
@@ -132,6 +133,7 @@ final class Unreachable: KeyboardBackend {
     let name = "x11"
     var capabilities: BackendCapabilities { [] }
     func availability() -> BackendAvailability { .unreachable(reason: "cannot open display :77") }
-    func start(in context: LoopContext, sink: any ObservationSink) throws {}
-    func stop() {}
+    func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws -> any BackendConnection {
+        CallbackConnection()
+    }
 }

@@ -26,7 +26,9 @@ struct ReleaseOutsideLockTests {
         deinit { onRelease() }
     }
 
-    @Test("a replay started again lets go of the run that ended after its lock, so that what it releases may stop it")
+    @Test(
+        "a replay's run is its owner's: opening the backend again lets go of nothing, and the ended run, closed and let go of by its owner, may call the backend from its release"
+    )
     func replayStartedAgain() throws {
         let line = #"{"t":0,"keyboard":{"id":"r:1","name":"osk","kind":"keyboard"},"frame":null,"geometry":"reported"}"#
         let replay = ReplayBackend(source: .text(line), speed: .asFastAsPossible)
@@ -34,24 +36,38 @@ struct ReleaseOutsideLockTests {
         try loop.start(name: "replay-again")
         defer { loop.stop() }
         let finished = DispatchSemaphore(value: 0)
-        try loop.performAndWait { context in
-            // The first run's sink, held by its player alone: released when the backend lets go
-            // of the player, and then it stops the backend.
-            try replay.start(in: context, sink: ReleaseReportingSink(finished: finished) { replay.stop() })
+        let released = DispatchSemaphore(value: 0)
+        // The first run's sink, held by its player alone: released when the run's owner lets go
+        // of the run, and then it opens the backend once more.
+        let first = try loop.performAndWait { context in
+            LoopBound(
+                Optional(
+                    try replay.open(
+                        in: context,
+                        sink: ReleaseReportingSink(finished: finished) {
+                            try? loop.performAndWait { context in
+                                let sink = ReleaseReportingSink(finished: DispatchSemaphore(value: 0)) {}
+                                try replay.open(in: context, sink: sink, app: AppIdentity()).close()
+                            }
+                            released.signal()
+                        }, app: AppIdentity())), loop: loop)
         }
         #expect(finished.wait(timeout: .now() + 10) == .success, "the recording did not end")
-        // The ended player left the loop: the backend holds the last reference to it.
-        let startedAgain = DispatchSemaphore(value: 0)
-        Thread {
-            try? loop.performAndWait { context in
-                try replay.start(in: context, sink: ReleaseReportingSink(finished: DispatchSemaphore(value: 0)) {})
-            }
-            startedAgain.signal()
-        }.start()
-        #expect(
-            startedAgain.wait(timeout: .now() + 10) == .success,
-            "the second start did not return: the first run was released under the backend's lock, and its sink's stop waited for that lock"
-        )
+        // The ended run is still held by its owner: the backend keeps none, so opening it again
+        // lets go of nothing.
+        let second = try loop.performAndWait { context in
+            LoopBound(
+                try replay.open(in: context, sink: ReleaseReportingSink(finished: finished) {}, app: AppIdentity()),
+                loop: loop)
+        }
+        // A release would have been made in the open, on the loop's thread, before it returned.
+        #expect(released.wait(timeout: .now()) == .timedOut, "opening again let go of the first run")
+        try loop.performAndWait {
+            second.value.close()
+            first.value?.close()
+            first.value = nil
+        }
+        #expect(released.wait(timeout: .now() + 10) == .success, "letting go of the first run did not release its sink")
     }
 
     /// The calling thread's kernel id, from /proc/thread-self (`PID/task/TID`).

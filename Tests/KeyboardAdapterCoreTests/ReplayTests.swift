@@ -198,7 +198,9 @@ struct ReplayTests {
         let backend = ReplayBackend(source: .file("/nonexistent/recording.jsonl"))
         #expect(!backend.availability().isAvailable)
         #expect(throws: BackendFailure.self) {
-            try KeyboardRunLoop().performAndWait { context in try backend.start(in: context, sink: NullSink()) }
+            try KeyboardRunLoop().performAndWait { context in
+                _ = try backend.open(in: context, sink: NullSink(), app: AppIdentity())
+            }
         }
     }
 

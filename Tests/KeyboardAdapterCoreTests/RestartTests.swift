@@ -20,16 +20,15 @@ private final class SlowStoppingBackend: KeyboardBackend {
 
     func availability() -> BackendAvailability { .available(detail: "a test's") }
 
-    func start(in context: LoopContext, sink: any ObservationSink) throws {
+    func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws -> any BackendConnection {
         starts.add(1, ordering: .relaxed)
         calls.withLock { $0.append("start") }
         self.sink.withLock { $0 = sink }
-    }
-
-    func stop() {
-        calls.withLock { $0.append("stop") }
-        Thread.sleep(forTimeInterval: 0.05)
-        sink.withLock { $0 = nil }
+        return CallbackConnection { [self] in
+            calls.withLock { $0.append("stop") }
+            Thread.sleep(forTimeInterval: 0.05)
+            self.sink.withLock { $0 = nil }
+        }
     }
 
     /// A keyboard shown, from the caller's thread.

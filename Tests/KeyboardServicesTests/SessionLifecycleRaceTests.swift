@@ -68,7 +68,14 @@ struct SessionLifecycleRaceTests {
         deinit { onRelease() }
     }
 
-    @Test("a client watched again closes its first watch after its lock, so that what that releases may stop it")
+    /// Where a watch's release finds the watch it stops.
+    final class WatchSlot: Sendable {
+        let watch = Mutex<SessionServiceWatch?>(nil)
+    }
+
+    @Test(
+        "a client's watches are their callers': watching again stops nothing, and a watch whose release stops another returns"
+    )
     func clientWatchedAgain() throws {
         guard try Programs.ready(["dbus-daemon"]) else { return }
         let (bus, directory) = try Self.privateBus()
@@ -85,23 +92,25 @@ struct SessionLifecycleRaceTests {
         try service.start(onIdle: {})
         defer { service.stop() }
         let client = SessionServiceClient(environment: environment)
-        // The first watch's closure holds the last reference to an object that stops the client
-        // when released: when the first watch closes, on its loop's thread.
-        try client.watch(
+        let second = WatchSlot()
+        let released = DispatchSemaphore(value: 0)
+        // The first watch's closure holds the last reference to an object that stops the second
+        // watch when released: when the first watch closes, on its loop's thread.
+        let first = try client.watch(
             options: .init(caller: false),
-            onReceive: { [reporter = ReleaseReporter { client.stop() }] _ in _ = reporter },
+            onReceive: { [reporter = ReleaseReporter { second.watch.withLock { $0 }?.stop() }] _ in _ = reporter },
             onEnd: { _ in })
-        let watchedAgain = DispatchSemaphore(value: 0)
+        let again = try client.watch(
+            options: .init(caller: false),
+            onReceive: { [reporter = ReleaseReporter { released.signal() }] _ in _ = reporter }, onEnd: { _ in })
+        second.watch.withLock { $0 = again }
+        let stopped = DispatchSemaphore(value: 0)
         Thread {
-            try? client.watch(options: .init(caller: false), onReceive: { _ in }, onEnd: { _ in })
-            watchedAgain.signal()
+            first.stop()
+            stopped.signal()
         }.start()
-        let returned = watchedAgain.wait(timeout: .now() + 20) == .success
-        #expect(
-            returned,
-            "the second watch did not return: the first was closed under the client's lock, and what it released waited for that lock"
-        )
-        // A client stuck in its own lock would hold this test too: it is left as it is then.
-        if returned { client.stop() }
+        let returned = stopped.wait(timeout: .now() + 20) == .success
+        #expect(returned, "the first watch's stop did not return: what it released could not stop the second")
+        #expect(released.wait(timeout: .now() + 20) == .success, "the second watch was not stopped")
     }
 }

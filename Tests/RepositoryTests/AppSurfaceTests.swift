@@ -90,14 +90,14 @@ struct AppSurfaceTests {
             ("let clock = LiveClock()", "cannot find 'LiveClock' in scope"),
             ("let environment = ProcessEnvironment.current", "cannot find 'ProcessEnvironment' in scope"),
             (
-                "let start = InMemoryBackend().start(in:sink:)",
-                "'start' is inaccessible due to '@_spi' protection level"
+                "let open = InMemoryBackend().open(in:sink:app:)",
+                "'open' is inaccessible due to '@_spi' protection level"
             ),
-            ("InMemoryBackend().stop()", "'stop' is inaccessible due to '@_spi' protection level"),
             (
-                "let start = KeyboardAdapterBackends.x11.make().start(in:sink:)",
-                "'start' is inaccessible due to '@_spi' protection level"
+                "let open = KeyboardAdapterBackends.x11.make().open(in:sink:app:)",
+                "'open' is inaccessible due to '@_spi' protection level"
             ),
+            ("let run: (any BackendConnection)? = nil", "cannot find type 'BackendConnection' in scope"),
             (
                 "KeyboardManager.writeToStandardError(\"x\")",
                 "'writeToStandardError' is inaccessible due to 'package' protection level"

@@ -4,9 +4,9 @@ import KeyboardAdapterCore
 @_spi(BackendRun) import KeyboardBackendInterface
 import Synchronization
 
-/// A real backend with its starts and stops counted, for the lifecycle races: it forwards every
-/// call to the backend it wraps and remembers how many of its starts and stops were made, how
-/// many starts ran at once, and which threads made them.
+/// A real backend with its runs' opens and closes counted, for the lifecycle races: it forwards
+/// every call to the backend it wraps (and to the runs it opens) and remembers how many runs were
+/// opened and closed, and how many opens ran at once.
 public final class CountedBackend: KeyboardBackend {
     private struct Counts: Sendable {
         var starts = 0
@@ -25,7 +25,6 @@ public final class CountedBackend: KeyboardBackend {
     public var capabilities: BackendCapabilities { inner.capabilities }
     public var services: [any KeyboardService] { inner.services }
     public func availability() -> BackendAvailability { inner.availability() }
-    public func setAppIdentity(_ identity: AppIdentity) { inner.setAppIdentity(identity) }
     public var reservedStrips: [ReservedStrip] { inner.reservedStrips }
     public func requestHide(of keyboard: KeyboardIdentity) throws(KeyboardControlError) {
         try inner.requestHide(of: keyboard)
@@ -34,22 +33,43 @@ public final class CountedBackend: KeyboardBackend {
     public var hidesWithoutService: Bool { inner.hidesWithoutService }
     public func diagnose() -> [String] { inner.diagnose() }
 
-    public func start(in context: LoopContext, sink: any ObservationSink) throws {
+    @_spi(BackendRun) public func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
+    {
         counts.withLock { counts in
             counts.starts += 1
             counts.startsUnderWay += 1
             counts.mostAtOnce = max(counts.mostAtOnce, counts.startsUnderWay)
         }
         defer { counts.withLock { $0.startsUnderWay -= 1 } }
-        try inner.start(in: context, sink: sink)
+        do {
+            return CountedRun(try inner.open(in: context, sink: sink, app: app), backend: self)
+        } catch {
+            // A run that did not open needs no close: it counts as closed.
+            counts.withLock { $0.stops += 1 }
+            throw error
+        }
     }
 
-    public func stop() {
-        counts.withLock { $0.stops += 1 }
-        inner.stop()
+    /// A run of the inner backend whose close is counted.
+    private final class CountedRun: BackendConnection {
+        let inner: any BackendConnection
+        let backend: CountedBackend
+
+        init(_ inner: any BackendConnection, backend: CountedBackend) {
+            self.inner = inner
+            self.backend = backend
+        }
+
+        func appIdentityChanged(_ identity: AppIdentity) { inner.appIdentityChanged(identity) }
+
+        func close() {
+            backend.counts.withLock { $0.stops += 1 }
+            inner.close()
+        }
     }
 
-    /// Starts and stops made so far.
+    /// Opens and closes of runs made so far.
     public var calls: (starts: Int, stops: Int) { counts.withLock { ($0.starts, $0.stops) } }
     /// The most starts that were under way at one time.
     public var mostStartsAtOnce: Int { counts.withLock { $0.mostAtOnce } }

@@ -41,14 +41,14 @@ extension WaylandIntegration {
             // phoc inherits sway's SWAYSOCK in a real session: those are another compositor's pids.
             let environment = ["SWAYSOCK": try #require(phoc.sway.ipcSocket)]
             let backend = WaylandBackend(display: phoc.socket, services: [service], environment: environment)
-            backend.setAppIdentity(AppIdentity(processIDs: [app.pid], appIDs: [Self.entryID]))
-            let watching = try BackendLoop(backend, sink: sink)
+            let watching = try BackendLoop(
+                backend, sink: sink, app: AppIdentity(processIDs: [app.pid], appIDs: [Self.entryID]))
             defer { watching.stop() }
             // Another app's watcher on the same compositor.
             let otherSink = TrackingSink(backendName: "wayland")
             let other = WaylandBackend(display: phoc.socket)
-            other.setAppIdentity(AppIdentity(processIDs: [app.pid], appIDs: ["org.example.Other"]))
-            let otherWatching = try BackendLoop(other, sink: otherSink)
+            let otherWatching = try BackendLoop(
+                other, sink: otherSink, app: AppIdentity(processIDs: [app.pid], appIDs: ["org.example.Other"]))
             defer { otherWatching.stop() }
             try Fixture.waitForUsableArea(backend, Self.output.name, Self.output.frame)
             try Fixture.waitForUsableArea(other, Self.output.name, Self.output.frame)

@@ -43,6 +43,9 @@ final class Harness {
     /// Stops the backend and its loop. Idempotent.
     func stopBackend() { running?.stop() }
 
+    /// Tells the running backend which app's keyboards count as local.
+    func setAppIdentity(_ identity: AppIdentity) { running?.setAppIdentity(identity) }
+
     deinit {
         running?.stop()
         session.stop()

@@ -19,7 +19,7 @@ struct OwnershipTests {
             titleBytes: Array("this app".utf8))
         let (_, theirs) = try h.session.startWindowProcess(title: "another app", instance: "other", x: 500, y: 100)
         apps.setCardinals(theirs, "_NET_WM_PID", [UInt(getpid())])
-        h.backend.setAppIdentity(AppIdentity(processIDs: [getpid()]))
+        h.setAppIdentity(AppIdentity(processIDs: [getpid()]))
 
         func activate(_ window: UInt) throws { try h.session.activate(window, readBy: apps) }
 
@@ -47,7 +47,7 @@ struct OwnershipTests {
         #expect(shown.map(\.isLocal) == [false, false], "\(shown.map(\.isLocal))")
 
         // The app named by its window instead of its process.
-        h.backend.setAppIdentity(AppIdentity(windowIDs: [UInt64(theirs)]))
+        h.setAppIdentity(AppIdentity(windowIDs: [UInt64(theirs)]))
         mark = h.sink.mark
         control.sendMatchboxCommand(2)
         try h.sink.waitForEvents([.willHide, .didHide], since: mark, "the second hide")

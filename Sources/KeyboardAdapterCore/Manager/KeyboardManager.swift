@@ -154,7 +154,9 @@ public final class KeyboardManager: Sendable {
                 // Deadlines only: a turn asks them for nothing else.
                 context.addDeadlineOnly(settle)
                 if let backlogSource { context.addDeadlineOnly(backlogSource) }
-                try run.openBackend { try backend.start(in: context, sink: sink) }
+                // Read on the loop: a change made since is forwarded to the run after this.
+                let app = state.access { $0.appIdentity }
+                try run.openBackend { try backend.open(in: context, sink: sink, app: app) }
                 switch state.access({ $0.lifecycle.opened(run) }) {
                 case .release:
                     for held in run.takeHeld() { manager.value?.process(held, run: run) }
@@ -186,7 +188,18 @@ public final class KeyboardManager: Sendable {
     /// wlroots compositors: the activated toplevel's app id, and its pid through sway's IPC). The
     /// current process by default.
     public func setAppIdentity(_ identity: AppIdentity) {
-        backend.setAppIdentity(identity)
+        // The run that is open (or opening, after its open) hears of it on its loop; a run opened
+        // later reads it at its open.
+        let current = state.access { state in
+            state.appIdentity = identity
+            return state.run
+        }
+        guard let run = current else { return }
+        if run.loop.isCurrent {
+            run.appIdentityChanged(identity)
+        } else {
+            run.loop.perform { run.appIdentityChanged(identity) }
+        }
     }
 
     /// Stops the backend and forgets every keyboard, without events; then ends every

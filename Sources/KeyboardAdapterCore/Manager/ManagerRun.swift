@@ -12,8 +12,8 @@ final class ManagerRun: Sendable {
 
     /// What only the run's loop touches.
     private struct OnLoop {
-        /// The backend's start returned, and no stop has been made for this run since.
-        var backendOpen = false
+        /// What the backend's open returned, until the run ends and closes it.
+        var connection: (any BackendConnection)?
         /// Set while the backend starts: what it delivers meanwhile waits here, so that the app
         /// hears of it only once the start returned (a callback may then stop or start the
         /// manager, which it could not do while the backend was in the middle of its start).
@@ -55,13 +55,18 @@ final class ManagerRun: Sendable {
         set { cachedDeadline.store((newValue ?? .nan).bitPattern, ordering: .relaxed) }
     }
 
-    /// Starts the backend with `start`, on the loop's thread; what it delivers meanwhile is held.
-    /// On the loop's thread.
-    func openBackend(_ start: () throws -> Void) throws {
+    /// Opens the backend's connection with `open`, on the loop's thread; what it delivers
+    /// meanwhile is held. On the loop's thread.
+    func openBackend(_ open: () throws -> any BackendConnection) throws {
         onLoop.value.holding = true
         defer { onLoop.value.holding = false }
-        try start()
-        onLoop.value.backendOpen = true
+        onLoop.value.connection = try open()
+    }
+
+    /// Tells the open connection (if any) that the app's identity changed. On the loop's thread,
+    /// or once it has ended.
+    func appIdentityChanged(_ identity: AppIdentity) {
+        onLoop.value.connection?.appIdentityChanged(identity)
     }
 
     /// True while the backend starts: what it delivers is to be held. On the loop's thread.
@@ -94,17 +99,17 @@ final class ManagerRun: Sendable {
         return onLoop.value.held
     }
 
-    /// Stops the backend (on the loop's thread) if this run started it and has not stopped it,
-    /// and then the loop; from another thread, returns once the loop made its last call.
+    /// Closes the backend's connection and stops its services (on the loop's thread) if this run
+    /// opened it and has not closed it, and then the loop; from another thread, returns once the loop made its last call.
     /// Idempotent: the stop queued by one thread finds the backend stopped when another (a
     /// callback on this loop) ended the run first. `ended` runs before anyone waiting for the end
     /// is let go.
     func end(backend: any KeyboardBackend, ended: () -> Void) {
         let stopBackend: @Sendable () -> Void = { [onLoop] in
-            guard onLoop.value.backendOpen else { return }
-            onLoop.value.backendOpen = false
+            guard let connection = onLoop.value.connection else { return }
+            onLoop.value.connection = nil
             onLoop.value.held.removeAll()
-            backend.stop()
+            backend.end(connection)
         }
         // From another thread: at the loop's next turn, or at once when the loop never ran or
         // has ended.

@@ -100,6 +100,9 @@ struct ManagerState: Sendable {
     /// The run observations count for (see ``RunLifecycle/current``).
     var run: ManagerRun? { lifecycle.current }
     var paused = false
+    /// The app whose keyboards count as local (``KeyboardManager/setAppIdentity(_:)``): kept here,
+    /// once, and handed to each run the backend opens; a stop keeps it.
+    var appIdentity = AppIdentity.currentProcess
     /// Whether a delegate was set (read instead of the weak reference itself, which would take
     /// and drop a strong reference to the app's object under the lock).
     var hasDelegate = false

@@ -18,17 +18,17 @@ public protocol ObservationSink: Sendable {
 
 /// A backend: what it observes (``KeyboardObserving``), what it controls (``KeyboardHiding``) and
 /// what it tells about itself (``BackendDiagnosing``). One per display server, plus replay. It
-/// runs on the ``KeyboardRunLoop`` its manager gives it: it adds its connection as a
-/// ``LoopSource`` and hands observations to the sink from that loop's thread. It never builds
-/// events.
+/// opens one connection per run on the ``KeyboardRunLoop`` its manager gives it, adds it as a
+/// ``LoopSource`` and hands observations to the sink from that loop's thread; the manager owns the
+/// run's life (open, the app's identity, close). It never builds events.
 ///
 /// Modelled on swift-log's `LogHandler`: small, so that backends are plugins, and so that a
 /// recording can stand in for a display server in tests. Only ``KeyboardObserving`` has
 /// requirements without a default.
 public typealias KeyboardBackend = KeyboardObserving & KeyboardHiding & BackendDiagnosing
 
-/// What a backend observes: its connection's life on the run loop, and the observations it hands
-/// to the sink.
+/// What a backend observes: it opens a run (a ``BackendConnection``) on a run loop, which hands
+/// observations to the sink; the run's owner forwards the app's identity to it and closes it.
 public protocol KeyboardObserving: AnyObject, Sendable {
     /// The registry name, such as `x11` or `wayland`.
     var name: String { get }
@@ -36,19 +36,17 @@ public protocol KeyboardObserving: AnyObject, Sendable {
     var capabilities: BackendCapabilities { get }
     /// Whether the backend can run in this session, and why not; may connect briefly to check.
     func availability() -> BackendAvailability
-    /// Called on the loop's thread, with its context: connects, adds its sources to the loop, and
-    /// delivers the keyboards already visible before it returns, so that a caller can ask for the
-    /// current state right after. Throws when it cannot start.
-    @_spi(BackendRun) func start(in context: LoopContext, sink: any ObservationSink) throws
-    /// Removes its sources and releases the connection, on the loop's thread (the manager calls it
-    /// there). Idempotent; no call to the sink follows.
-    @_spi(BackendRun) func stop()
-    /// Which app `isLocal` is judged against: a keyboard that comes up while one of these windows,
-    /// processes or app ids has the focus is local. Backends that cannot tell ignore it. Any thread.
-    @_spi(BackendRun) func setAppIdentity(_ identity: AppIdentity)
+    /// Opens one run, on the loop's thread of `context`: connects, adds its sources to the loop,
+    /// starts its ``services`` there, and delivers the keyboards already visible before it
+    /// returns, so that a caller can ask for the current state right after. `app` is the app whose
+    /// keyboards count as local until the run hears otherwise. Throws when it cannot open. The
+    /// caller owns the run: it forwards the app's changes and closes it, on the loop's thread;
+    /// each call opens a run of its own.
+    @_spi(BackendRun) func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws
+        -> any BackendConnection
     /// The keyboards' own services the backend joins with its geometry, and that the manager asks
-    /// to show and hide (none by default). The backend starts them on its loop and stops them
-    /// with itself.
+    /// to show and hide (none by default). A run starts them on its loop; its owner stops them
+    /// once it has closed the run.
     var services: [any KeyboardService] { get }
     /// The space reserved along output edges now, as measured (none by default: only backends
     /// that see reserved space have any). The manager leaves out what its visible keyboards fill.
@@ -80,8 +78,6 @@ public protocol BackendDiagnosing {
 }
 
 extension KeyboardObserving {
-    /// By default a backend cannot judge ownership.
-    @_spi(BackendRun) public func setAppIdentity(_ identity: AppIdentity) {}
     /// No keyboard services by default.
     public var services: [any KeyboardService] { [] }
     /// No reserved space seen by default.

@@ -1,5 +1,5 @@
-// A backend's run (start, stop, the app's identity) is SPI of the interface: a backend imports it
-// by name, and an app, which imports KeyboardAdapter alone, cannot call it.
+// A backend's run (`open(in:sink:app:)` and the connection it returns) is SPI of the interface: a
+// backend imports it by name, and an app, which imports KeyboardAdapter alone, cannot call it.
 @_spi(BackendRun) import KeyboardBackendInterface
 
 /// A backend from outside the package: one keyboard, shown when the run starts and hidden on the
@@ -12,7 +12,8 @@ final class ScriptedBackend: KeyboardBackend {
     func availability() -> BackendAvailability { .available(detail: "a scripted keyboard") }
 
     /// On the loop's thread: the keyboard shown now, hidden on the loop's next turn, then the end.
-    func start(in context: LoopContext, sink: any ObservationSink) throws {
+    /// The run holds nothing to release: the manager closes it.
+    func open(in context: LoopContext, sink: any ObservationSink, app: AppIdentity) throws -> any BackendConnection {
         let keyboard = KeyboardIdentity(id: "scripted:1", name: "scripted")
         let shown = Rect(x: 0, y: 560, width: 1280, height: 240)
         sink.deliver(KeyboardObservation(time: context.clock.now(), keyboard: keyboard, frame: shown))
@@ -20,8 +21,6 @@ final class ScriptedBackend: KeyboardBackend {
             sink.deliver(KeyboardObservation(time: MonotonicClock.now(), keyboard: keyboard, frame: nil))
             sink.finish(failure: nil)
         }
+        return CallbackConnection()
     }
-
-    /// Nothing to release: the backend holds no connection.
-    func stop() {}
 }

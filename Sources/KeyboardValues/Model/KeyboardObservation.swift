@@ -75,16 +75,11 @@ public struct KeyboardObservation: Sendable, Hashable {
         output: Output? = nil, geometry: GeometrySource = .reported, isLocal: Bool? = nil, layout: InputLayout? = nil,
         isShown: Bool? = nil, focus: FocusedTopLevel? = nil, destination: Rect? = nil, windowFrame: Rect? = nil
     ) {
-        self.time = time
-        facts = KeyboardFacts(keyboard: keyboard, output: output, layout: layout, focus: focus)
-        self.frame = frame
+        self.init(
+            time: time, facts: KeyboardFacts(keyboard: keyboard, output: output, layout: layout, focus: focus),
+            frame: frame, isDocked: isDocked, dockedEdge: dockedEdge, geometry: geometry, isLocal: isLocal,
+            destination: destination, windowFrame: windowFrame)
         isShownWithoutFrame = frame == nil && isShown == true
-        self.isDocked = isDocked
-        self.dockedEdge = dockedEdge
-        self.geometry = geometry
-        self.isLocal = isLocal
-        self.destination = destination
-        self.windowFrame = windowFrame
     }
 
     /// An observation of the keyboard and so on that `facts` hold, sharing their storage.

@@ -13,7 +13,7 @@ import Synchronization
 ///   duration and curve from the last one measured.
 /// - `isLocal` from the window that had the focus when the keyboard began to show: its pid and the
 ///   names the shell gives its app (desktop file id, GTK application id, WM_CLASS) against
-///   ``setAppIdentity(_:)``.
+///   `KeyboardManager.setAppIdentity(_:)`.
 /// - Show and hide the shell's way (its keyboard's open and close, after its 300 ms rest).
 /// - Where the shell shows the focused window (the focus's `frame`): the shell slides the window
 ///   up by its keyboard's height when the keyboard would cover the window's text cursor, and tells

@@ -23,7 +23,7 @@ import WaylandClient
 /// - Not where on KWin 5: its scripts see the panel only as the whole output. Updates there have
 ///   geometry `.unknown` and no frames: treat them as "visible, size unknown".
 /// - `isLocal` on KWin 6 from the window that has the focus when the keyboard shows (its pid, its
-///   resource class or desktop file against ``setAppIdentity(_:)``); on KWin 5 from what the app
+///   resource class or desktop file against `KeyboardManager.setAppIdentity(_:)`); on KWin 5 from what the app
 ///   says about its text input. The output the script names, else the only one; the seat's layout.
 /// - Show and hide through KWin: `forceActivate` (what Plasma's keyboard button does) and setting
 ///   `active` to false. The script is unloaded when watching stops; one left by a watcher that was

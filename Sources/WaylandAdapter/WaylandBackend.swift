@@ -53,7 +53,7 @@ public struct WaylandOutputStatus: Sendable, Hashable, CustomStringConvertible {
 ///   up at start is reported (the whole inset at its edge, `.derivedUpperBound`, since a panel
 ///   there cannot be told apart until it hides once; exact from its first hide on); show and hide
 ///   go through the service.
-/// - `isLocal` is judged at each show against the app's identity (``setAppIdentity(_:)``), as on
+/// - `isLocal` is judged at each show against the app's identity (`KeyboardManager.setAppIdentity(_:)`), as on
 ///   X11, where the compositor offers wlr-foreign-toplevel-management (sway, phoc, labwc,
 ///   wayfire): the activated toplevel's app id is compared with the app's ids, and, where sway's
 ///   IPC (`SWAYSOCK`) belongs to this compositor, the focused view's pid with the app's pids.

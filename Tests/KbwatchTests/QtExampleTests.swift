@@ -27,29 +27,11 @@ struct QtExampleTests {
     static let build: Build = {
         let directory: String
         do { directory = try ScratchDirectory.path("kbchat-build") } catch { return .failed("\(error)") }
-        // Standard error too: the compiler's warnings, and CMake's reasons.
-        func run(_ arguments: [String]) -> (status: Int32, output: String) {
-            let result = try? Programs.run(
-                "/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "cmake"] + arguments, timeout: 600)
-            return result ?? (-1, "cmake \(arguments.joined(separator: " ")) did not finish")
+        switch CMake.build(source, in: directory) {
+        case .built(let warnings): return .built(program: directory + "/kbchat", warnings: warnings)
+        case .qtMissing: return .missing("Qt 6's development files are missing (qt6-base-dev, qt6-declarative-dev)")
+        case .failed(let reason): return .failed(reason)
         }
-        let configure = run(["-S", source, "-B", directory])
-        if configure.status != 0 {
-            // find_package(Qt6 ... COMPONENTS ...) names Qt6 or the component it did not find.
-            let qtMissing =
-                configure.output.contains("Qt6Config.cmake")
-                || configure.output.contains("Failed to find required Qt component")
-                || configure.output.contains("provided by \"Qt6")
-            return qtMissing
-                ? .missing("Qt 6's development files are missing (qt6-base-dev, qt6-declarative-dev)")
-                : .failed("cmake -S \(source) -B \(directory):\n\(configure.output)")
-        }
-        let compile = run(["--build", directory, "--parallel", "4"])
-        guard compile.status == 0 else { return .failed("cmake --build \(directory):\n\(compile.output)") }
-        let warnings = (configure.output + compile.output).split(separator: "\n").map(String.init).filter {
-            $0.localizedCaseInsensitiveContains("warning")
-        }
-        return .built(program: directory + "/kbchat", warnings: warnings)
     }()
 
     /// The QML modules Main.qml imports, under Qt's QML directory, and the packages that hold them.

@@ -24,41 +24,26 @@ struct QtModuleTests {
         case failed(String)
     }
 
-    /// `cmake` with `arguments`, its standard error too (the compiler's warnings, CMake's reasons).
-    static func cmake(_ arguments: [String]) -> (status: Int32, output: String) {
-        let result = try? Programs.run("/bin/sh", ["-c", "exec \"$@\" 2>&1", "sh", "cmake"] + arguments, timeout: 600)
-        return result ?? (-1, "cmake \(arguments.joined(separator: " ")) did not finish")
-    }
-
     /// Built and installed once per test process, in the process's scratch directory.
     static let build: Build = {
         let directory: String
         do { directory = try ScratchDirectory.path("qt-keyboard-adapter") } catch { return .failed("\(error)") }
         let prefix = directory + "/prefix"
-        let configure = cmake(["-S", source, "-B", directory + "/build", "-DCMAKE_INSTALL_PREFIX=\(prefix)"])
-        if configure.status != 0 {
-            let qtMissing =
-                configure.output.contains("Qt6Config.cmake")
-                || configure.output.contains("Failed to find required Qt component")
-                || configure.output.contains("provided by \"Qt6")
-            return qtMissing
-                ? .missing(
-                    "Qt 6's development files are missing (qt6-base-dev, qt6-declarative-dev, qt6-declarative-dev-tools)"
-                )
-                : .failed("cmake -S \(source):\n\(configure.output)")
+        let warnings: [String]
+        switch CMake.build(source, in: directory + "/build", options: ["-DCMAKE_INSTALL_PREFIX=\(prefix)"]) {
+        case .built(let built): warnings = built
+        case .qtMissing:
+            return .missing(
+                "Qt 6's development files are missing (qt6-base-dev, qt6-declarative-dev, qt6-declarative-dev-tools)")
+        case .failed(let reason): return .failed(reason)
         }
-        let compile = cmake(["--build", directory + "/build", "--parallel", "2"])
-        guard compile.status == 0 else { return .failed("cmake --build:\n\(compile.output)") }
         // The unit tests (the Verdict bookkeeping).
         let unit = try? Programs.run(
             "/bin/sh", ["-c", "exec ctest --test-dir \"$0\" --output-on-failure 2>&1", directory + "/build"],
             timeout: 120)
         guard let unit, unit.status == 0 else { return .failed("ctest:\n\(unit?.output ?? "did not finish")") }
-        let install = cmake(["--install", directory + "/build"])
+        let install = CMake.run(["--install", directory + "/build"])
         guard install.status == 0 else { return .failed("cmake --install:\n\(install.output)") }
-        let warnings = (configure.output + compile.output).split(separator: "\n").map(String.init).filter {
-            $0.localizedCaseInsensitiveContains("warning")
-        }
         return .installed(prefix: prefix, warnings: warnings)
     }()
 
@@ -226,15 +211,9 @@ struct QtModuleTests {
             let prefix = try Self.prefix()
         else { return }
         let directory = try ScratchDirectory.path("kbwidgets")
-        let configure = Self.cmake([
-            "-S", Self.source + "/examples/widgets", "-B", directory, "-DCMAKE_PREFIX_PATH=\(prefix)",
-        ])
-        try #require(configure.status == 0, "\(configure.output)")
-        let compile = Self.cmake(["--build", directory])
-        try #require(compile.status == 0, "\(compile.output)")
-        let warnings = (configure.output + compile.output).split(separator: "\n").filter {
-            $0.localizedCaseInsensitiveContains("warning")
-        }
+        let build = CMake.build(
+            Self.source + "/examples/widgets", in: directory, options: ["-DCMAKE_PREFIX_PATH=\(prefix)"])
+        guard case .built(let warnings) = build else { throw TestFailure("kbwidgets: \(build)") }
         #expect(warnings.isEmpty, "\(warnings)")
 
         let world = try Self.world()
@@ -254,10 +233,8 @@ struct QtModuleTests {
         guard try Programs.ready(["qtpaths6"]), let prefix = try Self.prefix() else { return }
         let directory = try ScratchDirectory.path("kbchat-on-package")
         let examples = SchemaValidator.repository.appendingPathComponent("Examples/qt").path
-        let configure = Self.cmake(["-S", examples, "-B", directory, "-DCMAKE_PREFIX_PATH=\(prefix)"])
-        try #require(configure.status == 0, "\(configure.output)")
-        let compile = Self.cmake(["--build", directory, "--parallel", "2"])
-        try #require(compile.status == 0, "\(compile.output)")
+        let build = CMake.build(examples, in: directory, options: ["-DCMAKE_PREFIX_PATH=\(prefix)"])
+        guard case .built = build else { throw TestFailure("Examples/qt on the package: \(build)") }
         // The package's library, not a copy built beside the app.
         #expect(!FileManager.default.fileExists(atPath: directory + "/qt-keyboard-adapter"))
         let linked = try Programs.run("/bin/sh", ["-c", "readelf -d \"$0\"", directory + "/kbchat"])
